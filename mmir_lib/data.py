@@ -129,7 +129,9 @@ _CUE = re.compile(r"^([A-Z][A-Za-z'&\-]*(?: (?:[A-Z1-9][A-Za-z'&\-]*|of|and|the|
 # A few texts (A Midsummer Night's Dream) write cues in capitals with no full stop.
 _CAPITAL_CUE = re.compile(r"^([A-Z][A-Z'&\-]+(?: [A-Z'&\-]+){0,4})\s*$")
 _ROMAN_NUMERAL = re.compile(r"^[IVXL]+$")  # numbered song stanzas are not speakers
-_INLINE_DIRECTION = re.compile(r"\[[^\]]*\]")
+# An inline direction runs from "[" to "]", possibly across lines, or to the end of its
+# line when the text forgot to close it; a few open with "{" by mistake.
+_INLINE_DIRECTION = re.compile(r"[\[{][^\[\]{}]*[\]}]|[\[{][^\n]*$", re.MULTILINE)
 
 
 def _number(word: str) -> int:
@@ -152,7 +154,8 @@ def _parse_play(stem: str, lines: list[str]) -> list[Speech]:
     entering character's name. Whole-line ones (``[Exit PHILOSTRATE.]``, possibly
     spanning lines) are skipped without ending the speech, because in these texts a
     speaker often goes on after one; inline ones (``[Aside]``) are cut out of the
-    text. Everything before the first act heading (cast list, setting) is skipped,
+    text (in four speeches a malformed direction leaves a word or two behind, its
+    brackets removed). Everything before the first act heading (cast list, setting) is skipped,
     except a prologue or induction.
     """
     speeches: list[Speech] = []
@@ -164,8 +167,8 @@ def _parse_play(stem: str, lines: list[str]) -> list[Speech]:
 
     def flush():
         nonlocal speaker, body
-        text = _INLINE_DIRECTION.sub(" ", " ".join(body))
-        text = re.sub(r"\s+", " ", text).strip()
+        text = _INLINE_DIRECTION.sub(" ", "\n".join(body))
+        text = re.sub(r"\s+", " ", re.sub(r"[\[\]{}]", " ", text)).strip()
         if speaker is not None and text:
             n = counts.get((act, scene), 0) + 1
             counts[(act, scene)] = n
@@ -201,8 +204,12 @@ def _parse_play(stem: str, lines: list[str]) -> list[Speech]:
             continue
         after_blank = i == 0 or lines[i - 1].strip() == "" or lines[i - 1].rstrip().endswith("]")
         followed_by_text = i + 1 < len(lines) and lines[i + 1].strip() != ""
-        m = _CUE.match(line) or _CAPITAL_CUE.match(line)
-        if m and after_blank and followed_by_text and not _ROMAN_NUMERAL.match(m.group(1)):
+        # A cue in capitals with a full stop ("FIRST LORD.") is unmistakable even
+        # without a blank line before it; the other forms need one.
+        m = _CUE.match(line) if line.isupper() else None
+        if not m and after_blank:
+            m = _CUE.match(line) or _CAPITAL_CUE.match(line)
+        if m and followed_by_text and not _ROMAN_NUMERAL.match(m.group(1)):
             flush()
             speaker, cue_line = m.group(1).strip().upper(), i + 1
             continue

@@ -1,0 +1,33 @@
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from mmir_lib.ir import top_k
+
+
+def test_ties_go_to_the_smaller_document_number():
+    scores = np.array([1.0, 3.0, 2.0, 3.0, 2.0])
+    ids, s = top_k(scores, 3)
+    assert ids.tolist() == [1, 3, 2] and s.tolist() == [3.0, 3.0, 2.0]
+
+
+def test_candidates_restrict_the_result():
+    ids, _ = top_k(np.array([5.0, 4.0, 3.0]), 10, candidates=np.array([False, True, True]))
+    assert ids.tolist() == [1, 2]
+    ids, s = top_k(np.array([5.0]), 3, candidates=np.array([False]))
+    assert len(ids) == 0 and len(s) == 0
+
+
+@pytest.mark.parametrize("k, error", [(0, ValueError), (-1, ValueError), (2.5, TypeError), (True, TypeError)])
+def test_bad_k(k, error):
+    with pytest.raises(error, match="k must"):
+        top_k(np.zeros(3), k)
+
+
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=60), st.integers(1, 70))
+def test_equals_a_full_stable_sort(values, k):
+    scores = np.array(values, dtype=float)
+    expected = sorted(range(len(values)), key=lambda d: (-values[d], d))[:k]
+    ids, s = top_k(scores, k)
+    assert ids.tolist() == expected
+    assert s.tolist() == [values[d] for d in expected]

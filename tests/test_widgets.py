@@ -1,0 +1,151 @@
+import json
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from mmir_lib import widgets  # noqa: E402
+from mmir_lib.widgets import choice, interactive, slider  # noqa: E402
+
+
+def table(k1, b):
+    return f"<p>k1={k1} b={b}</p>"
+
+
+def static_data(figure):
+    html = figure.html()
+    payload = re.search(r'<script type="application/json" class="mmir-widget-data">(.*?)</script>', html, re.S)
+    return json.loads(payload.group(1).replace("<\\/", "</"))
+
+
+def test_slider_grid_snaps_to_step():
+    assert slider(0, 1, 0.25).values == (0, 0.25, 0.5, 0.75, 1.0)
+    assert slider(0, 1, 0.3).values == (0, 0.3, 0.6, 0.9)  # max not on the grid: the last point below it
+    assert slider(0.1, 0.3, 0.1).values == (0.1, 0.2, 0.3)  # no 0.30000000000000004
+    assert choice([1, 5, 10]).values == (1, 5, 10)
+
+
+def test_every_grid_point_has_its_frame_in_row_major_order():
+    figure = interactive(table, k1=slider(0, 2, 1), b=choice([0.0, 0.5]))
+    data = static_data(figure)
+    assert data["shape"] == [3, 2] and data["labels"] == [["0", "1", "2"], ["0.0", "0.5"]]
+    shown = [data["frames"][i] for i in data["index"]]
+    assert shown == [f"<p>k1={k} b={b}</p>" for k in (0, 1, 2) for b in (0.0, 0.5)]
+
+
+def test_start_value_snaps_to_nearest_point_and_is_shown_first():
+    figure = interactive(table, k1=slider(0, 3, 1, value=1.2), b=slider(0, 1, 0.5, value=1))
+    assert figure.start == [1, 2]
+    assert '<div class="mmir-widget-frame" aria-live="polite" data-frame="5"><p>k1=1 b=1.0</p></div>' in figure.html()
+
+
+def test_sliders_are_labelled_and_keyboard_operable():
+    html = interactive(table, k1=slider(0, 2, 1), b=slider(0, 1, 1)).html()
+    assert html.count('<input type="range"') == 2
+    assert 'aria-label="k1"' in html and 'aria-valuetext="0"' in html and "<output>0</output>" in html
+
+
+def test_identical_frames_are_stored_once():
+    figure = interactive(lambda k1, b: f"<p>{k1}</p>", k1=slider(0, 1, 1), b=slider(0, 1, 0.25))
+    assert len(figure.index) == 10 and len(figure.frames) == 2
+
+
+def test_figures_become_images_with_alt_text_and_are_deterministic():
+    def curve(k1):
+        fig, ax = plt.subplots(figsize=(2, 1.5), dpi=50)
+        ax.plot([0, 1], [0, k1])
+        return fig
+
+    first = interactive(curve, k1=slider(0, 1, 1), alt="a line of slope {k1}")
+    second = interactive(curve, k1=slider(0, 1, 1), alt="a line of slope {k1}")
+    assert first.html() == second.html()  # no timestamps, no random ids
+    assert 'alt="a line of slope 1"' in first.frames[1] and first.frames[0].startswith("<img src=\"data:image/png;base64,")
+    assert plt.get_fignums() == []  # every frame's figure was closed
+
+
+def test_a_failing_grid_point_shows_its_error():
+    def fragile(k1):
+        if k1 == 2:
+            raise ZeroDivisionError("k1 = 2 is cursed")
+        return f"<p>{k1}</p>"
+
+    figure = interactive(fragile, k1=slider(1, 3, 1))
+    frame = figure.frame_at([1])
+    assert 'role="alert"' in frame and "k1 = 2" in frame and "ZeroDivisionError: k1 = 2 is cursed" in frame
+    assert figure.frame_at([0]) == "<p>1</p>" and figure.frame_at([2]) == "<p>3</p>"
+
+
+def test_error_text_is_escaped():
+    def hostile(k1):
+        raise ValueError("<script>alert(1)</script>")
+
+    assert "<script>alert" not in interactive(hostile, k1=slider(0, 1, 1)).frames[0]
+
+
+def test_closing_script_tag_in_a_frame_cannot_end_the_data_block():
+    figure = interactive(lambda k1: "<b></script></b>", k1=slider(0, 1, 1))
+    block = re.search(r'class="mmir-widget-data">(.*?)</script>', figure.html(), re.S).group(1)
+    assert "</" not in block  # escaped as "<\\/", which JSON reads back as "</"
+    assert static_data(figure)["frames"] == ["<b></script></b>"]
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (slider(2, 1, 0.5), "slider 'k1': min (2) is greater than max (1)"),
+        (slider(0, 1, 0), "slider 'k1': step must be > 0"),
+        (slider(0, 1, -1), "slider 'k1': step must be > 0"),
+        (slider("a", 1, 0.1), "slider 'k1': min must be a finite number"),
+        (slider(0, float("nan"), 0.1), "slider 'k1': max must be a finite number"),
+        (choice([]), "slider 'k1': the list of values is empty"),
+        (choice(3), "slider 'k1': values must be a list"),
+        (slider(0, 1, 1, value=5), None),  # a number snaps: fine
+        (choice(["x", "y"], value="z"), "slider 'k1': value 'z' is not one of its values"),
+    ],
+)
+def test_bad_sliders_are_named(spec, message):
+    if message is None:
+        interactive(table, k1=spec, b=slider(0, 1, 1))
+        return
+    with pytest.raises(ValueError, match=re.escape(message)):
+        interactive(table, k1=spec, b=slider(0, 1, 1))
+
+
+def test_unknown_and_missing_parameters():
+    with pytest.raises(ValueError, match="unknown parameter 'k2': table\\(\\) takes k1, b"):
+        interactive(table, k1=slider(0, 1, 1), k2=slider(0, 1, 1))
+    with pytest.raises(ValueError, match="needs a slider .* for 'b'"):
+        interactive(table, k1=slider(0, 1, 1))
+    with pytest.raises(ValueError, match="at least one slider"):
+        interactive(table)
+    with pytest.raises(TypeError, match="callable"):
+        interactive("not a function", k1=slider(0, 1, 1))
+    with pytest.raises(ValueError, match="alt .* names 'x'"):
+        interactive(table, k1=slider(0, 1, 1), b=slider(0, 1, 1), alt="{x}")
+
+
+def test_frame_budget():
+    with pytest.raises(ValueError, match=r"k1 \(101\) × b \(11\) = 1111 frames, over the budget of 256"):
+        interactive(table, k1=slider(0, 100, 1), b=slider(0, 1, 0.1))
+    heavy = lambda k1: str(k1) * (widgets.MAX_BYTES // 2)  # noqa: E731
+    with pytest.raises(ValueError, match="MB, over the budget"):
+        interactive(heavy, k1=choice([1, 2, 3]))
+
+
+def test_display_bundle_has_live_and_static_renderings():
+    bundle = interactive(table, k1=slider(0, 1, 1), b=slider(0, 1, 1))._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html", "application/vnd.jupyter.widget-view+json"}
+    assert bundle["text/plain"] == "<interactive figure 'table': k1 ∈ {0 … 1} (2) × b ∈ {0 … 1} (2) = 4 frames, 4 distinct>"
+
+
+def test_live_widget_swaps_frames_like_the_static_one():
+    figure = interactive(table, k1=slider(0, 2, 1), b=slider(0, 1, 1))
+    box = figure.live_widget()
+    (controls, view) = box.children
+    k1, b = controls.children
+    assert view.value == "<p>k1=0 b=0</p>"
+    k1.value, b.value = 2, 1
+    assert view.value == "<p>k1=2 b=1</p>" == figure.frame_at([2, 1])
