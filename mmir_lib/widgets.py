@@ -31,13 +31,14 @@ are masked by the book's nbval sanitizer, exactly as nbval skips ``image/png``
 outputs. The widget-view output is skipped by nbval itself (its model id is random).
 No widget cell needs an ignore tag.
 
-Example
--------
->>> def curve(k1, b):          # doctest: +SKIP
-...     fig, ax = plt.subplots()
-...     ...
-...     return fig
->>> interactive(curve, k1=slider(0, 3, 0.25, value=1.25), b=slider(0, 1, 0.25))  # doctest: +SKIP
+Example (the last line of a notebook cell)::
+
+    def curve(k1, b):
+        fig, ax = plt.subplots()
+        ...
+        return fig
+
+    interactive(curve, k1=slider(0, 3, 0.25, value=1.25), b=slider(0, 1, 0.25))
 """
 
 from __future__ import annotations

@@ -67,10 +67,6 @@ def ranking_table(
     if not body:
         body.append(f'<tr><td colspan="{len(columns) + 3}">no document contains a query term</td></tr>')
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    return (f"{_TABLE_STYLE}<table class=\"mmir-ranking\">{cap}<thead><tr>{head}</tr></thead>"
+    # Styled by the book's stylesheet (book/_assets/mmir.css), class "mmir-ranking".
+    return (f'<table class="mmir-ranking">{cap}<thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table>')
-
-
-_TABLE_STYLE = ("<style>.mmir-ranking{font-size:.85em;border-collapse:collapse}"
-                ".mmir-ranking td,.mmir-ranking th{padding:.2em .5em;vertical-align:top;text-align:left}"
-                ".mmir-ranking tbody tr:nth-child(odd){background:#f6f8fa}</style>")
