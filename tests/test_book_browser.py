@@ -10,6 +10,7 @@ install it.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -122,7 +123,7 @@ def test_widgets_respond_offline(browser, path):
         assert widgets, "page lists widget data but shows no widget"
         for w, widget in enumerate(widgets):
             data = json.loads(widget.query_selector(".mmir-widget-data").text_content())
-            assert len(data["index"]) == _product(data["shape"]), "frame index does not cover the grid"
+            assert len(data["index"]) == math.prod(data["shape"]), "frame index does not cover the grid"
             inputs = widget.query_selector_all("input[type=range]")
             view = widget.query_selector(".mmir-widget-frame")
             for s, slider in enumerate(inputs):
@@ -150,13 +151,6 @@ def test_widgets_respond_offline(browser, path):
         assert outside == [] and errors == [], (outside, errors)
     finally:
         page.close()
-
-
-def _product(shape):
-    out = 1
-    for n in shape:
-        out *= n
-    return out
 
 
 def _flat(positions, shape):

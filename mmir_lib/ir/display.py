@@ -7,21 +7,17 @@ document that contains ``<script>`` shows as text and never runs.
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Sequence
 
-from .text import Analyzer
+from .text import TOKEN, Analyzer
 
 __all__ = ["snippet", "ranking_table"]
-
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
-
 
 def _mark(word: str, terms: set[str], analyzer: Analyzer) -> tuple[str, bool]:
     """Escape ``word`` (one whitespace-free piece of text), wrapping the parts whose
     analysed form is a query term in <mark>; also say whether any part was marked."""
     out, pos, hit = [], 0, False
-    for m in _WORD.finditer(word):
+    for m in TOKEN.finditer(word):
         out.append(html.escape(word[pos : m.start()]))
         part = html.escape(m.group())
         if set(analyzer(m.group())) & terms:

@@ -23,10 +23,11 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-__all__ = ["ENGLISH_STOP_WORDS", "Analyzer", "tokenize"]
+__all__ = ["ENGLISH_STOP_WORDS", "TOKEN", "Analyzer", "tokenize"]
 
-# Letters and digits of any script, with apostrophes (straight or curly) allowed inside.
-_TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
+#: A token: letters and digits of any script, with apostrophes (straight or curly)
+#: allowed inside. Shared with :mod:`mmir_lib.ir.display`, which marks query terms.
+TOKEN = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 
 #: A short list of English function words, written for this book: articles,
@@ -69,7 +70,7 @@ def tokenize(text: str) -> list[str]:
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     text = unicodedata.normalize("NFKC", text).casefold()
-    return [_POSSESSIVE.sub("", t).replace("\u2019", "'") for t in _TOKEN.findall(text)]
+    return [_POSSESSIVE.sub("", t).replace("\u2019", "'") for t in TOKEN.findall(text)]
 
 
 @dataclass(frozen=True)
