@@ -30,6 +30,7 @@ Following Kamphuis et al. (2020), "Which BM25 do you mean?".
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -43,6 +44,7 @@ __all__ = [
     "bm25_robertson",
     "bm25_lucene",
     "VARIANTS",
+    "bm25_impacts",
     "bm25_scores",
     "bm25_search",
 ]
@@ -93,6 +95,31 @@ def bm25_lucene(tf, dl, avdl, df, n_docs, k1, b):
 VARIANTS = {"seed": bm25_seed, "robertson": bm25_robertson, "lucene": bm25_lucene}
 
 
+@functools.lru_cache(maxsize=4)
+def bm25_impacts(index: InvertedIndex, k1: float = 1.2, b: float = 0.75, variant: str = "seed") -> np.ndarray:
+    """weight(t, d) for every posting of the index, in the postings' own order.
+
+    A BM25 weight depends only on (tf, dl, n_t) and the parameters, never on the
+    query, so it can be computed once per posting and stored beside the tf: an
+    *impact* (the idea behind impact-ordered indexes, and what bm25s calls eager
+    scoring). Computed once per (index, k1, b, variant) and cached (the last four).
+
+    Returns
+    -------
+    (P,) float64, P = number of postings; entry i belongs to document
+    ``index.postings.indices[i]`` and to the term whose column holds position i.
+    """
+    _check_parameters(k1, b)
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown BM25 variant {variant!r}; expected one of {sorted(VARIANTS)}")
+    postings = index.postings
+    df_per_posting = np.repeat(index.df, np.diff(postings.indptr))
+    impacts = VARIANTS[variant](postings.data, index.doc_lengths[postings.indices], index.avdl,
+                                df_per_posting, index.num_docs, k1, b)
+    impacts.flags.writeable = False  # shared by every caller through the cache
+    return impacts
+
+
 def bm25_scores(
     index: InvertedIndex,
     query: str | Sequence[str],
@@ -123,30 +150,23 @@ def bm25_scores(
 
     Notes
     -----
-    Term-at-a-time: for each query term, its postings list gives (d, tf) pairs and
-    the weights of all of them are computed in one vectorised step and added to the
-    accumulator array. Work is proportional to the total length of the query terms'
-    postings lists, not to N.
+    Term-at-a-time: for each query term, its postings list gives the documents that
+    contain it, and their weights (precomputed by :func:`bm25_impacts`) are added to
+    an accumulator array in one vectorised step. Work is proportional to the total
+    length of the query terms' postings lists, not to N.
     """
-    _check_parameters(k1, b)
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown BM25 variant {variant!r}; expected one of {sorted(VARIANTS)}")
-    if isinstance(query, str):
-        terms = index.analyze(query)
-    elif isinstance(query, Sequence) and all(isinstance(t, str) for t in query):
-        terms = list(query)
-    else:
-        raise TypeError("query must be a str or a sequence of str terms")
-    weight = VARIANTS[variant]
+    impacts = bm25_impacts(index, float(k1), float(b), variant)
+    terms = index.query_terms(query)
     scores = np.zeros(index.num_docs, dtype=np.float64)
     matched = np.zeros(index.num_docs, dtype=bool)
-    avdl, n_docs = index.avdl, index.num_docs
+    indptr, doc_ids = index.postings.indptr, index.postings.indices
     for term in terms:
-        doc_ids, tf = index.postings_list(term)
-        if len(doc_ids) == 0:
+        t = index.term_id(term)
+        if t is None:
             continue
-        scores[doc_ids] += weight(tf, index.doc_lengths[doc_ids], avdl, len(doc_ids), n_docs, k1, b)
-        matched[doc_ids] = True
+        postings = slice(indptr[t], indptr[t + 1])
+        scores[doc_ids[postings]] += impacts[postings]
+        matched[doc_ids[postings]] = True
     return scores, matched
 
 

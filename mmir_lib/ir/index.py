@@ -137,6 +137,15 @@ class InvertedIndex:
                              "pass a list of terms instead of a string")
         return self.analyzer(query)
 
+    def query_terms(self, query: str | Sequence[str]) -> list[str]:
+        """The terms of a query: a string is analysed (:meth:`analyze`), a sequence of
+        strings is taken as already-analysed terms. Anything else raises TypeError."""
+        if isinstance(query, str):
+            return self.analyze(query)
+        if isinstance(query, Sequence) and all(isinstance(t, str) for t in query):
+            return list(query)
+        raise TypeError("query must be a str or a sequence of str terms")
+
     def __repr__(self) -> str:
         return (f"InvertedIndex(N={self.num_docs:,} documents, V={self.num_terms:,} terms, "
                 f"{self.postings.nnz:,} postings, avdl={self.avdl:.1f})")
