@@ -9,7 +9,8 @@ way TREC does (chapter ir/04 tells the story):
   with a title (the query), a description and a narrative saying what is relevant;
 * **pool**: for every topic, the union of the top :data:`POOL_DEPTH` speeches of the
   four runs of :func:`pooling_runs` (BM25, tf-idf cosine and query likelihood on the
-  title, and BM25 on title + description);
+  title, and BM25 on title + description), under both tie rules the book meets
+  (:func:`pooled_documents`);
 * **judgements**: every pooled speech graded 0 (not relevant), 1 (relevant) or 2
   (highly relevant) by an assessor who read it against the topic's narrative, blind
   to the systems (``testcollection/qrels.txt``; the assessor's one-line reason for
@@ -48,7 +49,7 @@ from .trec import Qrels, Run, Topic, read_qrels, read_topics, trec_ranking
 
 __all__ = ["COLLECTION_DIR", "POOL_DEPTH", "LEE_GRADES", "topics", "qrels", "judgement_reasons",
            "shakespeare_index", "description_query", "make_run", "pooling_runs", "pool",
-           "lee_collection"]
+           "pooled_documents", "lee_collection"]
 
 COLLECTION_DIR = Path(__file__).resolve().parent.parent / "testcollection"
 POOL_DEPTH = 20
@@ -118,7 +119,8 @@ def make_run(
 
     Returns
     -------
-    {qid: {docno: score}}; a query that matches nothing is present with no documents.
+    {qid: {docno: score}}, each query's documents inserted best first (ties: smaller
+    document number); a query that matches nothing is present with no documents.
     """
     if len(docnos) != index.num_docs:
         raise ValueError(f"docnos has {len(docnos)} entries, the index {index.num_docs} documents")
@@ -155,12 +157,33 @@ def pooling_runs(depth: int = POOL_DEPTH) -> dict[str, Run]:
 
 
 def pool(runs: Mapping[str, Run], depth: int = POOL_DEPTH) -> dict[str, set[str]]:
-    """{qid: the union of the top ``depth`` docnos of every run} (ranked by score,
-    ties by docno as trec_eval does)."""
+    """{qid: the union of the first ``depth`` docnos of every run, ranked as trec_eval
+    ranks them} (score descending, ties by docno descending)."""
     pooled: dict[str, set[str]] = {}
     for run in runs.values():
         for qid, doc_scores in run.items():
             pooled.setdefault(qid, set()).update(trec_ranking(doc_scores)[:depth])
+    return pooled
+
+
+def pooled_documents(depth: int = POOL_DEPTH) -> dict[str, set[str]]:
+    """The judged pool: {qid: docnos}, for the four :func:`pooling_runs`.
+
+    Scores often tie (two short speeches with one query term each score the same), and
+    the two tie rules of this book then pick different documents at the cut:
+
+    1. the ``depth`` speeches each run returns when asked for ``depth`` (ties to the
+       smaller document number, like every ranking in :mod:`mmir_lib`): judged first,
+       1,582 speeches;
+    2. the first ``depth`` of each run to depth 1000 as trec_eval orders it (ties to
+       the larger docno): 61 more speeches, judged in a second round, so that the top
+       ``depth`` of every pooled run is judged whichever way its ties are broken.
+    """
+    runs = pooling_runs(1000)
+    pooled = pool(runs, depth)
+    for run in runs.values():
+        for qid, doc_scores in run.items():
+            pooled[qid].update(list(doc_scores)[:depth])  # insertion order = top_k order
     return pooled
 
 
