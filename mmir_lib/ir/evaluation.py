@@ -37,7 +37,6 @@ from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
-import scipy.stats
 
 from .trec import check_docnos, check_judgements, trec_ranking
 
@@ -870,6 +869,8 @@ def paired_t_test(scores_a: Scores, scores_b: Scores, alternative: str = "two-si
     d = a - b
     if np.ptp(d) <= 1e-12 * max(1.0, float(np.max(np.abs(d)))):  # sd(d) = 0 up to rounding
         raise ValueError("every query has the same difference between the systems; the t statistic is undefined")
+    import scipy.stats  # imported on first use: importing it takes seconds
+
     result = scipy.stats.ttest_rel(a, b, alternative=alternative)
     return PairedTest(float(result.statistic), float(result.pvalue), float(d.mean()), len(d))
 
@@ -894,5 +895,7 @@ def wilcoxon_test(scores_a: Scores, scores_b: Scores, alternative: str = "two-si
     d = a - b
     if np.all(d == 0):
         raise ValueError("the systems score every query the same; there is nothing to test")
+    import scipy.stats
+
     result = scipy.stats.wilcoxon(a, b, alternative=alternative)
     return PairedTest(float(result.statistic), float(result.pvalue), float(d.mean()), len(d))
