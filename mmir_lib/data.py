@@ -9,6 +9,10 @@ command that installs it.
 * :func:`lee_corpus` -- the Lee, Pincombe and Welsh (2005) news corpus shipped in
   gensim's test data: 50 documents and the averaged similarity judgements of
   people outside this project.
+* :func:`wikipedia_sample` -- gensim's sample of English Wikipedia: 106 articles with
+  their links, anchor texts and redirects (a real link graph).
+* :func:`shakespeare_play_texts` -- whole plays, in the modern-spelling and the First
+  Folio editions (real near duplicates of each other).
 """
 
 from __future__ import annotations
@@ -27,6 +31,13 @@ __all__ = [
     "shakespeare_speeches",
     "LeeCorpus",
     "lee_corpus",
+    "WikiLink",
+    "WikiPage",
+    "WikipediaSample",
+    "normalize_wiki_title",
+    "wikipedia_sample",
+    "SHAKESPEARE_FOLIO_FILES",
+    "shakespeare_play_texts",
 ]
 
 
@@ -306,3 +317,263 @@ def lee_corpus() -> LeeCorpus:
             f"got {similarity.shape}"
         )
     return LeeCorpus(documents, similarity, background)
+
+
+# --------------------------------------------------------------------------------------
+# Wikipedia sample (a small real link graph)
+# --------------------------------------------------------------------------------------
+
+
+_WIKIPEDIA_FILE = "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
+_MEDIAWIKI_XML = "{http://www.mediawiki.org/xml/export-0.10/}"
+# [[target]], [[target|anchor]], [[target#section|anchor]], and a "link trail": letters
+# glued to the closing brackets join the anchor ([[bird]]s shows "birds"). Links nested
+# in an image caption are found too, because the pattern admits no bracket inside.
+_WIKI_LINK = re.compile(r"\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]([a-z]*)")
+# Links that are not links to a page: an embedded file and the page's own categories.
+_NOT_NAVIGATION = {"File", "Media", "Category"}
+# Other spellings MediaWiki accepts for a namespace name.
+_NAMESPACE_ALIASES = {"Image": "File", "Image talk": "File talk", "WP": "Wikipedia",
+                      "WT": "Wikipedia talk", "Project": "Wikipedia", "Project talk": "Wikipedia talk"}
+# Prefixes of links to the sister projects (Wiktionary, Wikisource, ...); interlanguage
+# links use a lower-case language code ([[de:Anarchismus]]).
+_INTERWIKI = {"wikt", "wiktionary", "s", "wikisource", "q", "wikiquote", "b", "wikibooks", "n",
+              "wikinews", "v", "wikiversity", "voy", "wikivoyage", "c", "commons", "m", "meta",
+              "species", "wikispecies", "d", "wikidata", "mw", "mediawikiwiki", "w", "nost",
+              "foundation", "wmf", "phab", "incubator", "oldwikisource", "outreach"}
+_LANGUAGE_PREFIX = re.compile(r"[a-z][a-z\-]*")
+
+
+@dataclass(frozen=True)
+class WikiLink:
+    """One link on a page: where it points and the words it is shown as.
+
+    ``target`` is the canonical title of the page linked to (normalised as MediaWiki
+    does, and followed through the sample's redirects), ``anchor`` the link's text as
+    a reader sees it, and ``written`` the target exactly as the page's source spells
+    it, section included (``"Anarchism in Italy#Postwar years and today"``).
+    """
+
+    target: str
+    anchor: str
+    written: str
+
+
+@dataclass(frozen=True)
+class WikiPage:
+    """One article: its title, Wikipedia's page id, its text with the wiki markup
+    removed, and its outgoing links in the order they appear (repeats kept)."""
+
+    title: str
+    page_id: int
+    text: str
+    links: tuple[WikiLink, ...]
+
+
+@dataclass(frozen=True)
+class WikipediaSample:
+    """The 106 articles of gensim's Wikipedia sample and its 100 redirects.
+
+    ``redirects`` maps an alias title to the article it redirects to (for example
+    ``"AfghanistanHistory"`` -> ``"History of Afghanistan"``); most targets are not
+    among the sample's articles. Link targets in ``pages`` are already followed
+    through these redirects.
+    """
+
+    pages: list[WikiPage]
+    redirects: dict[str, str]
+
+
+def normalize_wiki_title(title: str) -> str:
+    """The canonical form of a page title, as MediaWiki computes it on English Wikipedia.
+
+    Character references are decoded (``&amp;`` -> ``&``), underscores become spaces,
+    runs of spaces collapse to one, the ends are trimmed, and the first letter of the
+    title (and of the part after a namespace prefix) is upper-cased.
+
+    >>> normalize_wiki_title("  anarchism_in  France ")
+    'Anarchism in France'
+    >>> normalize_wiki_title("AT&amp;T")
+    'AT&T'
+    """
+    import html
+
+    title = re.sub(r"[\s_]+", " ", html.unescape(title)).strip()
+    return title[:1].upper() + title[1:]
+
+
+def _resolve_link(written: str, namespaces: dict[str, str]) -> str | None:
+    """The canonical title a link points to, or None for a link that is not a link to
+    another wiki page (file, category, sister project, other language, same-page
+    section)."""
+    target = written.split("#", 1)[0].strip()
+    if target.startswith(":"):  # [[:Category:X]] links to a category page; [[:fr:X]] to French
+        target = target[1:]
+    if not target:
+        return None  # [[#Section]] points inside the same page
+    prefix, colon, rest = target.partition(":")
+    if colon:
+        if _LANGUAGE_PREFIX.fullmatch(prefix.strip()) or prefix.strip().lower() in _INTERWIKI:
+            return None
+        name = normalize_wiki_title(prefix)
+        namespace = _NAMESPACE_ALIASES.get(name, namespaces.get(name.lower()))
+        if namespace in _NOT_NAVIGATION:
+            return None
+        if namespace is not None:
+            return f"{namespace}:{normalize_wiki_title(rest)}"
+    return normalize_wiki_title(target)
+
+
+def _follow(title: str, redirects: dict[str, str]) -> str:
+    seen = {title}
+    while title in redirects and redirects[title] not in seen:  # stop on a redirect loop
+        title = redirects[title]
+        seen.add(title)
+    return title
+
+
+@functools.lru_cache(maxsize=1)
+def _wikipedia_pages() -> tuple[tuple, dict[str, str]]:
+    import bz2
+    import html
+    import xml.etree.ElementTree as ET
+
+    folder = _package_dir("gensim", _GENSIM_INSTALL)
+    from gensim.corpora.wikicorpus import filter_wiki
+
+    path = folder / "test" / "test_data" / _WIKIPEDIA_FILE
+    namespaces: dict[str, str] = {}
+    articles, redirects = [], {}
+    with bz2.open(path) as stream:
+        for _, element in ET.iterparse(stream):
+            tag = element.tag.removeprefix(_MEDIAWIKI_XML)
+            if tag == "namespace" and element.text:
+                namespaces[element.text.lower()] = element.text
+            elif tag == "page":
+                title = element.findtext(f"{_MEDIAWIKI_XML}title")
+                redirect = element.find(f"{_MEDIAWIKI_XML}redirect")
+                if redirect is not None:
+                    redirects[title] = normalize_wiki_title(redirect.get("title"))
+                elif element.findtext(f"{_MEDIAWIKI_XML}ns") == "0":
+                    page_id = int(element.findtext(f"{_MEDIAWIKI_XML}id"))
+                    wikitext = element.findtext(f"{_MEDIAWIKI_XML}revision/{_MEDIAWIKI_XML}text") or ""
+                    articles.append((title, page_id, wikitext))
+                element.clear()  # keep memory flat while streaming
+    pages = []
+    for title, page_id, wikitext in articles:
+        links = []
+        for m in _WIKI_LINK.finditer(wikitext):
+            written = html.unescape(m.group(1))
+            target = _resolve_link(written, namespaces)
+            if target is None:
+                continue
+            target = _follow(target, redirects)
+            if target == title:
+                continue  # [[Aristotle#Logic]] on Aristotle's own page is a same-page section link
+            anchor = html.unescape((m.group(2) or "").strip() or written.strip()) + m.group(3)
+            links.append(WikiLink(target, re.sub(r"'{2,}", "", anchor), written))
+        text = re.sub(r"'{2,}", "", filter_wiki(wikitext))  # '' and ''' mark italics and bold
+        text = re.sub(r"\n{3,}", "\n\n", text).strip()
+        pages.append(WikiPage(title, page_id, text, tuple(links)))
+    return tuple(pages), redirects
+
+
+def wikipedia_sample() -> WikipediaSample:
+    """Load the articles and links of gensim's Wikipedia sample.
+
+    The file is the beginning of an English Wikipedia dump (page ids 10 to 30302,
+    shortened by gensim to 206 pages: 106 articles and 100 redirects). It is read
+    with the standard library: bz2 and ``xml.etree.ElementTree.iterparse``. Each
+    article's links come from the wiki source by a regular expression for
+    ``[[Target|anchor]]``; targets are normalised as MediaWiki does
+    (:func:`normalize_wiki_title`) and followed through the sample's redirects.
+
+    Left out: links to files, images and categories (they embed or classify rather
+    than lead to a page), links to sister projects and other languages, and links to
+    the page itself (MediaWiki shows those as same-page section links). Links into other namespaces (``Wikipedia:``,
+    ``Template:``, ``User:``...) are kept with their canonical prefix. The text is
+    the wiki source with its markup removed by gensim's ``filter_wiki``.
+
+    Returns
+    -------
+    WikipediaSample
+
+    Raises
+    ------
+    DataNotInstalledError
+        If gensim, which ships the file in its test data, is missing.
+    """
+    pages, redirects = _wikipedia_pages()
+    return WikipediaSample(list(pages), dict(redirects))
+
+
+# --------------------------------------------------------------------------------------
+# Shakespeare in two editions (real near duplicates)
+# --------------------------------------------------------------------------------------
+
+
+#: Play key (as in :data:`SHAKESPEARE_PLAYS`) -> file stem of its First Folio text in
+#: ``shksprdata/texts`` (``<stem>_gut_f.txt``, original 1623 spelling). The package has
+#: none for Pericles (not in the Folio) or for Troilus and Cressida.
+SHAKESPEARE_FOLIO_FILES = {
+    "alls_well_that_ends_well": "all_is_well_that_ends_well",
+    "antony_and_cleopatra": "anthonie_and_cleopatra",
+    "as_you_like_it": "as_you_like_it",
+    "comedy_of_errors": "comedy_of_errours",
+    "coriolanus": "coriolanus",
+    "cymbeline": "cymbeline",
+    "hamlet": "hamlet",
+    "henry_iv_part_1": "henry_iv_part_1",
+    "henry_iv_part_2": "henry_iv_part_2",
+    "henry_v": "henry_v",
+    "henry_vi_part_1": "henry_vi_part_1",
+    "henry_vi_part_2": "henry_vi_part_2",
+    "henry_vi_part_3": "henry_vi_part_3",
+    "henry_viii": "henry_viii",
+    "john": "john",
+    "julius_caesar": "julius_caesar",
+    "lear": "lear",
+    "loves_labours_lost": "loves_labour_lost",
+    "macbeth": "macbeth",
+    "measure_for_measure": "measure_for_measure",
+    "merchant_of_venice": "merchant_of_venice",
+    "merry_wives_of_windsor": "merry_wives_of_windsor",
+    "midsummer_nights_dream": "midsummer_nights_dreame",
+    "much_ado_about_nothing": "much_ado_about_nothing",
+    "othello": "othello",
+    "richard_ii": "richard_ii",
+    "richard_iii": "richard_iii",
+    "romeo_and_juliet": "romeo_and_juliet",
+    "taming_of_the_shrew": "taming_of_the_shrew",
+    "tempest": "tempest",
+    "timon_of_athens": "timon_of_athens",
+    "tragedy_of_titus_andronicus": "titus_andronicus",
+    "twelfth_night": "twelfe-night",
+    "two_gentlemen_of_verona": "two_gentlemen_of_verona",
+    "winters_tale": "winters_tale",
+}
+
+
+def shakespeare_play_texts(edition: str = "modern") -> dict[str, str]:
+    """The whole text of every play in one edition, keyed as :data:`SHAKESPEARE_PLAYS`.
+
+    ``edition="modern"``: Project Gutenberg's modern-spelling texts (37 plays, the
+    files :func:`shakespeare_speeches` splits). ``edition="folio"``: the First Folio
+    of 1623 in its original spelling ("vnfold", "Haue you had quiet Guard?"), also
+    from Project Gutenberg (35 plays, :data:`SHAKESPEARE_FOLIO_FILES`). The same
+    play in the two editions is a real pair of near duplicates: the same words in
+    a different spelling, with different stage directions and speaker labels.
+
+    Raises
+    ------
+    DataNotInstalledError
+        If the ``shakespeare`` package is missing.
+    ValueError
+        For an edition other than "modern" or "folio".
+    """
+    if edition not in ("modern", "folio"):
+        raise ValueError(f"edition must be 'modern' or 'folio', got {edition!r}")
+    texts = _package_dir("shksprdata", _SHAKESPEARE_INSTALL) / "texts"
+    files = ({k: f"{k}_gut.txt" for k in SHAKESPEARE_PLAYS} if edition == "modern"
+             else {k: f"{stem}_gut_f.txt" for k, stem in SHAKESPEARE_FOLIO_FILES.items()})
+    return {key: (texts / name).read_text(encoding="latin-1") for key, name in files.items()}
