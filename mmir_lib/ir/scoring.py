@@ -35,8 +35,8 @@ import numpy as np
 from .index import InvertedIndex
 from .ranking import top_k
 
-__all__ = ["jaccard", "jaccard_scores", "tf_weight", "idf", "document_norms",
-           "tfidf_scores", "tfidf_search"]
+__all__ = ["jaccard", "jaccard_scores", "tf_weight", "idf", "parse_scheme", "document_norms",
+           "query_weights", "tfidf_scores", "tfidf_search"]
 
 _TF = ("n", "l", "b")
 _DF = ("n", "t")
@@ -105,7 +105,12 @@ def idf(df, n_docs: int) -> np.ndarray:
     return np.log(n_docs / df)
 
 
-def _parse_scheme(scheme: str) -> tuple[str, str]:
+def parse_scheme(scheme: str) -> tuple[str, str]:
+    """Split a SMART code ``ddd.qqq`` into its document and query parts, checking each letter.
+
+    >>> parse_scheme("lnc.ltc")
+    ('lnc', 'ltc')
+    """
     parts = scheme.split(".") if isinstance(scheme, str) else []
     if len(parts) != 2 or any(len(p) != 3 or p[0] not in _TF or p[1] not in _DF or p[2] not in _NORM
                               for p in parts):
@@ -122,13 +127,39 @@ def document_norms(index: InvertedIndex, scheme: str = "lnc.ltc") -> np.ndarray:
     (N,) float64. Computing it touches every posting, so compute it once and pass it
     to :func:`tfidf_scores` for repeated queries.
     """
-    doc, _ = _parse_scheme(scheme)
+    doc, _ = parse_scheme(scheme)
     weights = tf_weight(index.postings.data, doc[0])
     if doc[1] == "t":
         column_idf = idf(index.df, index.num_docs)
         weights = weights * np.repeat(column_idf, np.diff(index.postings.indptr))
     squares = np.bincount(index.postings.indices, weights=weights**2, minlength=index.num_docs)
     return np.sqrt(squares)
+
+
+def query_weights(
+    index: InvertedIndex, query: str | Sequence[str], scheme: str = "lnc.ltc"
+) -> tuple[np.ndarray, np.ndarray]:
+    """The query's weight vector under the query part of ``scheme``, as (term ids, weights).
+
+    Terms absent from the dictionary are dropped (they would only change ‖q‖, which is
+    the same for every document); repeats raise the query tf.
+
+    Returns
+    -------
+    term_ids : (m,) int64, sorted, and weights : (m,) float64; m = 0 when no query
+    term is in the dictionary.
+    """
+    _, qry = parse_scheme(scheme)
+    counts = Counter(t for t in index.query_terms(query) if index.term_id(t) is not None)
+    terms = sorted(counts)  # the dictionary is sorted, so the term ids are too
+    term_ids = np.array([index.term_id(t) for t in terms], dtype=np.int64)
+    weights = tf_weight([counts[t] for t in terms], qry[0])
+    if qry[1] == "t" and terms:
+        weights = weights * idf(index.df[term_ids], index.num_docs)
+    if qry[2] == "c":
+        norm = np.linalg.norm(weights)
+        weights = weights / norm if norm > 0 else weights
+    return term_ids, weights
 
 
 def tfidf_scores(
@@ -141,8 +172,7 @@ def tfidf_scores(
     """Vector space score d · q, with d and q weighted by the SMART ``scheme``.
 
     With cosine normalisation on both sides (``..c.. c``) the score is
-    cos(d, q) = d · q / (‖d‖ ‖q‖). Query terms absent from the dictionary are
-    dropped (they would only change ‖q‖, which is the same for every document).
+    cos(d, q) = d · q / (‖d‖ ‖q‖).
 
     Parameters
     ----------
@@ -157,26 +187,18 @@ def tfidf_scores(
     -------
     scores : (N,) float64 and matched : (N,) bool (documents containing a query term).
     """
-    doc, qry = _parse_scheme(scheme)
-    counts = Counter(t for t in index.query_terms(query) if index.term_id(t) is not None)
+    doc, _ = parse_scheme(scheme)
+    term_ids, q_weights = query_weights(index, query, scheme)
     scores = np.zeros(index.num_docs)
     matched = np.zeros(index.num_docs, dtype=bool)
-    if not counts:
-        return scores, matched
-    terms = sorted(counts)
-    term_ids = [index.term_id(t) for t in terms]
-    term_idf = idf(index.df[term_ids], index.num_docs)
-    query_weights = tf_weight([counts[t] for t in terms], qry[0])
-    if qry[1] == "t":
-        query_weights = query_weights * term_idf
-    if qry[2] == "c":
-        norm = np.linalg.norm(query_weights)
-        query_weights = query_weights / norm if norm > 0 else query_weights
-    for term, q_weight, t_idf in zip(terms, query_weights, term_idf):
-        doc_ids, tf = index.postings_list(term)
-        d_weight = tf_weight(tf, doc[0]) * (t_idf if doc[1] == "t" else 1.0)
-        scores[doc_ids] += d_weight * q_weight
-        matched[doc_ids] = True
+    indptr, doc_ids = index.postings.indptr, index.postings.indices
+    for t, q_weight in zip(term_ids, q_weights):
+        postings = slice(indptr[t], indptr[t + 1])
+        d_weight = tf_weight(index.postings.data[postings], doc[0])
+        if doc[1] == "t":
+            d_weight = d_weight * idf(index.df[t], index.num_docs)
+        scores[doc_ids[postings]] += d_weight * q_weight
+        matched[doc_ids[postings]] = True
     if doc[2] == "c":
         norms = document_norms(index, scheme) if norms is None else norms
         np.divide(scores, norms, out=scores, where=norms > 0)
