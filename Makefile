@@ -52,7 +52,7 @@ execute: setup
 	$(BIN)/python tools/execute_notebooks.py notebooks
 
 bench: setup
-	$(BIN)/python benchmarks/bm25_latency.py
+	$(BIN)/python benchmarks/run_all.py
 
 clean:
 	rm -rf _build book/_vendor

@@ -36,7 +36,8 @@ def timed(fn, repeat):
     return times
 
 
-def main():
+def main() -> list[dict]:
+    """One row per measurement: {"measurement": ..., "time": ...}."""
     speeches = shakespeare_speeches()
     analyzer = Analyzer(stopwords=ENGLISH_STOP_WORDS, stem=True)
     analysis = timed(lambda: [analyzer(s.text) for s in speeches], 3)
@@ -71,19 +72,18 @@ def main():
         updates.append(time.perf_counter() - start)
 
     ms = lambda seconds: f"{1e3 * seconds:.2f} ms"  # noqa: E731
-    rows = [
-        ("analysis of all speeches (tokenise, stop words, stem)", ms(min(analysis))),
-        ("index build from analysed speeches", ms(min(build))),
-        (f"BM25 top-10 query, median of {len(latencies)}", ms(statistics.median(latencies))),
-        ("BM25 top-10 query, 95th percentile", ms(float(np.percentile(latencies, 95)))),
-        ("live slider update, kernel side, median", ms(statistics.median(updates))),
-        ("rendering one figure frame (2 panels, PNG)", ms(per_frame)),
+    size = f"N = {index.num_docs:,}, V = {index.num_terms:,}, {index.postings.nnz:,} postings"
+    return [
+        {"measurement": "analysis of all speeches (tokenise, stop words, stem)", "time": ms(min(analysis))},
+        {"measurement": f"index build from analysed speeches ({size})", "time": ms(min(build))},
+        {"measurement": f"BM25 top-10 query, median of {len(latencies)}", "time": ms(statistics.median(latencies))},
+        {"measurement": "BM25 top-10 query, 95th percentile", "time": ms(float(np.percentile(latencies, 95)))},
+        {"measurement": "live slider update, kernel side, median", "time": ms(statistics.median(updates))},
+        {"measurement": "rendering one figure frame (2 panels, PNG)", "time": ms(per_frame)},
     ]
-    print(f"{index!r}\n")
-    print("| measurement | time |\n|---|---|")
-    for name, value in rows:
-        print(f"| {name} | {value} |")
 
 
 if __name__ == "__main__":
-    main()
+    from run_all import markdown_table
+
+    print(markdown_table(main()))

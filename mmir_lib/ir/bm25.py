@@ -165,8 +165,9 @@ def bm25_scores(
         if t is None:
             continue
         postings = slice(indptr[t], indptr[t + 1])
-        scores[doc_ids[postings]] += impacts[postings]
-        matched[doc_ids[postings]] = True
+        docs = doc_ids[postings]
+        np.add.at(scores, docs, impacts[postings])  # scores[docs] += impacts[postings], in one pass
+        matched[docs] = True
     return scores, matched
 
 

@@ -31,3 +31,21 @@ def test_equals_a_full_stable_sort(values, k):
     ids, s = top_k(scores, k)
     assert ids.tolist() == expected
     assert s.tolist() == [values[d] for d in expected]
+
+
+def test_bad_scores_and_candidates():
+    with pytest.raises(ValueError, match="NaN"):
+        top_k(np.array([1.0, np.nan]), 1)
+    with pytest.raises(ValueError, match="candidates"):
+        top_k(np.zeros(3), 1, np.array([True]))
+
+
+@given(st.lists(st.tuples(st.integers(-3, 3), st.booleans()), min_size=1, max_size=80), st.integers(1, 30))
+def test_candidates_equal_a_filtered_stable_sort(rows, k):
+    """The block-maximum shortcut must never drop a document that belongs in the top k."""
+    values = [v for v, _ in rows]
+    keep = np.array([c for _, c in rows])
+    expected = sorted((d for d in range(len(rows)) if keep[d]), key=lambda d: (-values[d], d))[:k]
+    ids, s = top_k(np.array(values, dtype=float), k, keep)
+    assert ids.tolist() == expected
+    assert s.tolist() == [values[d] for d in expected]
