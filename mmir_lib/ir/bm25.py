@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from numbers import Real
 
 import numpy as np
 
@@ -50,11 +51,28 @@ __all__ = [
 ]
 
 
+def _is_real(x: object) -> bool:
+    return isinstance(x, Real) and not isinstance(x, bool) and bool(np.isfinite(x))
+
+
+def _check_k1(k1: float) -> None:
+    if not _is_real(k1) or k1 < 0:
+        raise ValueError(f"k1 must be a finite number >= 0, got {k1!r}")
+
+
+def _check_b(b: float, what: str = "b") -> None:
+    if not _is_real(b) or not 0 <= b <= 1:
+        raise ValueError(f"{what} must lie in [0, 1], got {b!r}")
+
+
 def _check_parameters(k1: float, b: float) -> None:
-    if not np.isfinite(k1) or k1 < 0:
-        raise ValueError(f"k1 must be a finite number >= 0, got {k1}")
-    if not 0 <= b <= 1:
-        raise ValueError(f"b must lie in [0, 1], got {b}")
+    _check_k1(k1)
+    _check_b(b)
+
+
+def _check_variant(variant: str) -> None:
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown BM25 variant {variant!r}; expected one of {sorted(VARIANTS)}")
 
 
 def saturation(tf, dl, avdl: float, k1: float, b: float):
@@ -110,8 +128,7 @@ def bm25_impacts(index: InvertedIndex, k1: float = 1.2, b: float = 0.75, variant
     ``index.postings.indices[i]`` and to the term whose column holds position i.
     """
     _check_parameters(k1, b)
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown BM25 variant {variant!r}; expected one of {sorted(VARIANTS)}")
+    _check_variant(variant)
     postings = index.postings
     df_per_posting = np.repeat(index.df, np.diff(postings.indptr))
     impacts = VARIANTS[variant](postings.data, index.doc_lengths[postings.indices], index.avdl,

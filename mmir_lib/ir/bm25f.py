@@ -35,12 +35,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from numbers import Real
 from types import MappingProxyType
 
 import numpy as np
 
-from .bm25 import VARIANTS
+from .bm25 import VARIANTS, _check_b, _check_k1, _check_variant, _is_real
 from .index import InvertedIndex
 from .ranking import top_k
 from .text import Analyzer
@@ -135,10 +134,6 @@ class FieldedIndex:
         return f"FieldedIndex(N={self.num_docs:,} documents, fields: {described})"
 
 
-def _is_number(x: object) -> bool:
-    return isinstance(x, Real) and not isinstance(x, bool) and np.isfinite(x)
-
-
 def _field_weights(index: FieldedIndex, weights: Mapping[str, float] | None) -> dict[str, float]:
     if weights is None:
         return {name: 1.0 for name in index.fields}
@@ -148,7 +143,7 @@ def _field_weights(index: FieldedIndex, weights: Mapping[str, float] | None) -> 
     if unknown:
         raise ValueError(f"unknown field {unknown[0]!r} in weights; the index has fields {list(index.fields)}")
     for name, w in weights.items():
-        if not _is_number(w) or w < 0:
+        if not _is_real(w) or w < 0:
             raise ValueError(f"the weight of field {name!r} must be a finite number >= 0, got {w!r}")
     if not any(w > 0 for w in weights.values()):
         raise ValueError("at least one field weight must be > 0")
@@ -167,8 +162,7 @@ def _field_bs(index: FieldedIndex, b: float | Mapping[str, float], weights: dict
     else:
         values = {name: b for name in index.fields}
     for name, value in values.items():
-        if not _is_number(value) or not 0 <= value <= 1:
-            raise ValueError(f"b for field {name!r} must lie in [0, 1], got {value!r}")
+        _check_b(value, f"b for field {name!r}")
     return {name: float(values.get(name, 0.0)) for name in index.fields}
 
 
@@ -224,10 +218,8 @@ def bm25f_scores(
         raise TypeError(f"index must be a FieldedIndex, got {type(index).__name__}")
     field_weights = _field_weights(index, weights)
     field_bs = _field_bs(index, b, field_weights)
-    if not _is_number(k1) or k1 < 0:
-        raise ValueError(f"k1 must be a finite number >= 0, got {k1!r}")
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown BM25 variant {variant!r}; expected one of {sorted(VARIANTS)}")
+    _check_k1(k1)
+    _check_variant(variant)
     terms = index.query_terms(query)
     scores = np.zeros(index.num_docs, dtype=np.float64)
     matched = np.zeros(index.num_docs, dtype=bool)

@@ -68,7 +68,7 @@ import numpy as np
 
 from .bm25 import VARIANTS, bm25_impacts
 from .index import InvertedIndex
-from .ranking import top_k
+from .ranking import check_k, top_k
 
 __all__ = [
     "CollectionStatistics",
@@ -234,13 +234,6 @@ def scored_postings(
     return lists
 
 
-def _check_k(k: int) -> None:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"k must be an int, got {type(k).__name__}")
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
-
-
 def _query_sum(contributions: list[tuple[int, float]]) -> float:
     """Σ of (term position, weight) pairs added in query-term order, from 0.0."""
     score = 0.0
@@ -301,7 +294,7 @@ def taat_top_k(index: InvertedIndex, query: str | Sequence[str], k: int = 10, **
     >>> result.doc_ids.tolist(), result.work
     ([2, 1], WorkCounts(postings_scored=3, postings_skipped=0, heap_insertions=0, accumulators_touched=3))
     """
-    _check_k(k)
+    check_k(k)
     lists = scored_postings(index, query, **params)
     work = WorkCounts()
     acc = np.zeros(index.num_docs, dtype=np.float64)
@@ -361,7 +354,7 @@ def daat_top_k(index: InvertedIndex, query: str | Sequence[str], k: int = 10, **
     >>> result.doc_ids.tolist(), result.work
     ([2, 1], WorkCounts(postings_scored=3, postings_skipped=0, heap_insertions=3, accumulators_touched=3))
     """
-    _check_k(k)
+    check_k(k)
     lists = scored_postings(index, query, **params)
     cursors = _cursors(lists)
     heap = _TopKHeap(k, WorkCounts())
@@ -403,7 +396,7 @@ def maxscore_top_k(index: InvertedIndex, query: str | Sequence[str], k: int = 10
     >>> daat_top_k(toy, "a b c", k=1).work.postings_scored  # DAAT scores all 8 postings
     8
     """
-    _check_k(k)
+    check_k(k)
     lists = scored_postings(index, query, **params)
     by_bound = sorted(_cursors(lists), key=lambda c: c.upper_bound)
     # prefix[j] = sum of the j smallest bounds: what the first j terms can give at most
@@ -466,7 +459,7 @@ def wand_top_k(index: InvertedIndex, query: str | Sequence[str], k: int = 10, **
     >>> result.doc_ids.tolist(), result.work.postings_scored, result.work.postings_skipped
     ([3], 4, 4)
     """
-    _check_k(k)
+    check_k(k)
     lists = scored_postings(index, query, **params)
     cursors = _cursors(lists)
     heap = _TopKHeap(k, WorkCounts())

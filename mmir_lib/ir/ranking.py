@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["top_k"]
+__all__ = ["check_k", "top_k"]
+
+
+def check_k(k: int) -> None:
+    """Raise TypeError unless ``k`` is an int, ValueError unless k >= 1."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"k must be an int, got {type(k).__name__}")
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
 
 
 def top_k(scores: np.ndarray, k: int, candidates: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -44,10 +52,7 @@ def top_k(scores: np.ndarray, k: int, candidates: np.ndarray | None = None) -> t
     but numpy 2.4's introselect runs more than ten times slower when most scores are
     equal, as when most documents score 0: a common case for BM25.)
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"k must be an int, got {type(k).__name__}")
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
+    check_k(k)
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim != 1:
         raise ValueError(f"scores must be a 1-D array, got shape {scores.shape}")
