@@ -201,18 +201,32 @@ def _read_gamma(bits: str, pos: int) -> tuple[int, int]:
     return int(bits[first_one:end], 2), end
 
 
+def _read_delta(bits: str, pos: int) -> tuple[int, int]:
+    """Read one δ codeword starting at ``pos``: (the number, the position after it)."""
+    length, pos = _read_gamma(bits, pos)
+    end = pos + length - 1
+    if end > len(bits):
+        raise ValueError(f"truncated code: a δ codeword needs {length - 1} more bits at bit {pos}")
+    return int("1" + bits[pos:end], 2), end
+
+
+def _decode(bits: str, read) -> np.ndarray:
+    """Read codewords with ``read(bits, pos) -> (n, next pos)`` until the bits run out."""
+    _check_bits(bits)
+    numbers, pos = [], 0
+    while pos < len(bits):
+        n, pos = read(bits, pos)
+        numbers.append(n)
+    return np.array(numbers, dtype=np.int64)
+
+
 def gamma_decode(bits: str) -> np.ndarray:
     """Decode :func:`gamma_encode`: (n,) int64.
 
     >>> gamma_decode('1010001010001001').tolist()
     [1, 2, 5, 9]
     """
-    _check_bits(bits)
-    numbers, pos = [], 0
-    while pos < len(bits):
-        n, pos = _read_gamma(bits, pos)
-        numbers.append(n)
-    return np.array(numbers, dtype=np.int64)
+    return _decode(bits, _read_gamma)
 
 
 def delta_encode(numbers: Sequence[int]) -> str:
@@ -236,16 +250,7 @@ def delta_decode(bits: str) -> np.ndarray:
     >>> delta_decode('101000110100100001').tolist()
     [1, 2, 5, 9]
     """
-    _check_bits(bits)
-    numbers, pos = [], 0
-    while pos < len(bits):
-        length, pos = _read_gamma(bits, pos)
-        end = pos + length - 1
-        if end > len(bits):
-            raise ValueError(f"truncated code: a δ codeword needs {length - 1} more bits at bit {pos}")
-        numbers.append(int("1" + bits[pos:end], 2))
-        pos = end
-    return np.array(numbers, dtype=np.int64)
+    return _decode(bits, _read_delta)
 
 
 # ---- code lengths in closed form ---------------------------------------------------
