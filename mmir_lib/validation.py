@@ -1,0 +1,231 @@
+"""Argument checks shared by the whole library: one door, one kind of message.
+
+Every public function of :mod:`mmir_lib` checks its arguments first, with these
+functions, before any work is done. Each check
+
+* takes the argument's **name** first, so that the message can say which argument is
+  wrong: ``check_number("k1", k1, low=0)`` raises ``ValueError: k1 must be >= 0, got -1``;
+* raises **TypeError** for a value of the wrong kind (a string where a number is
+  expected, ``True`` where a count is expected) and **ValueError** for a value of the
+  right kind outside its range (a negative count, NaN, an empty array);
+* **returns the value normalised** (a Python ``int`` or ``float``, a numpy array of the
+  requested dtype), so the caller goes on with a clean value;
+* accepts numpy scalars wherever Python numbers are accepted (``np.int64(3)`` is a
+  count, ``np.float32(0.5)`` a number) and rejects ``bool`` (and ``np.bool_``) where a
+  number is meant: ``k1=True`` is a mistake, not 1.
+
+The chapters' code listings (:mod:`mmir_lib.listing`) leave out the calls to these
+functions, so that a listing shows the algorithm, not its guard rails.
+
+Examples
+--------
+>>> check_count("k", 3), check_count("k", np.int64(3))
+(3, 3)
+>>> check_number("b", np.float32(0.5), low=0, high=1)
+0.5
+>>> check_number("k1", "1.2")
+Traceback (most recent call last):
+...
+TypeError: k1 must be a real number, got str '1.2'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = [
+    "check_number", "check_count", "check_probability", "check_bool", "check_str", "check_choice",
+    "check_callable", "check_array", "check_same_length", "check_str_list", "check_mapping",
+    "check_instance", "describe",
+]
+
+#: Largest integer the integer codes and counters of the library work with (int64).
+MAX_INT = 2**63 - 1
+
+
+def describe(value: object) -> str:
+    """A short, safe description of a value for an error message: its type and a
+    truncated repr (``str 'abc'``, ``ndarray of shape (3, 2) float64``)."""
+    if isinstance(value, np.ndarray):
+        return f"ndarray of shape {value.shape} {value.dtype}"
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _is_bool(value: object) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+def check_number(name: str, value: object, *, low: float | None = None, high: float | None = None,
+                 low_open: bool = False, high_open: bool = False) -> float:
+    """A finite real number, optionally within [low, high] (open ends with
+    ``low_open``/``high_open``); returned as a Python float."""
+    if _is_bool(value) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a real number, got {describe(value)}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    if low is not None and (value <= low if low_open else value < low):
+        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low:g}, got {value:g}")
+    if high is not None and (value >= high if high_open else value > high):
+        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high:g}, got {value:g}")
+    return value
+
+
+def check_probability(name: str, value: object) -> float:
+    """A number in [0, 1]."""
+    return check_number(name, value, low=0.0, high=1.0)
+
+
+def check_count(name: str, value: object, *, low: int = 0, high: int | None = None) -> int:
+    """An integer (Python or numpy, not bool) in [low, high]; returned as a Python int.
+
+    ``high`` defaults to :data:`MAX_INT`, so a count always fits an int64."""
+    if _is_bool(value) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an int, got {describe(value)}")
+    value = int(value)
+    high = MAX_INT if high is None else high
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    if value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value}")
+    return value
+
+
+def check_bool(name: str, value: object) -> bool:
+    """True or False (a numpy bool too)."""
+    if not _is_bool(value):
+        raise TypeError(f"{name} must be True or False, got {describe(value)}")
+    return bool(value)
+
+
+def check_str(name: str, value: object, *, allow_empty: bool = False) -> str:
+    """A str; not empty or blank unless ``allow_empty``."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {describe(value)}")
+    if not allow_empty and not value.strip():
+        raise ValueError(f"{name} must not be empty")
+    return value
+
+
+def check_choice(name: str, value: object, choices: Iterable) -> object:
+    """One of ``choices`` (compared with ==; the message lists them)."""
+    choices = list(choices)
+    try:
+        if value in choices:
+            return value
+    except TypeError:  # an unhashable value looked up in a dict's keys
+        pass
+    listed = ", ".join(repr(c) for c in choices)
+    raise ValueError(f"{name} must be one of {listed}; got {describe(value)}")
+
+
+def check_callable(name: str, value: object) -> Callable:
+    """Something that can be called."""
+    if not callable(value):
+        raise TypeError(f"{name} must be callable, got {describe(value)}")
+    return value
+
+
+def check_instance(name: str, value: object, kind: type | tuple[type, ...]) -> object:
+    """An instance of ``kind`` (a class or a tuple of classes)."""
+    if not isinstance(value, kind):
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        wanted = " or ".join(k.__name__ for k in kinds)
+        raise TypeError(f"{name} must be a {wanted}, got {describe(value)}")
+    return value
+
+
+#: numpy dtype kinds each ``kind`` of :func:`check_array` accepts.
+_DTYPE_KINDS = {"float": "iubf", "int": "iu", "bool": "b", "number": "iuf"}
+
+
+def check_array(name: str, value: object, *, ndim: int | tuple[int, ...] | None = None,
+                kind: str = "float", shape: tuple | None = None, nonempty: bool = False,
+                finite: bool = True, low: float | None = None, high: float | None = None) -> np.ndarray:
+    """An array-like converted to a numpy array and checked.
+
+    Parameters
+    ----------
+    kind : "float" (returned as float64; ints and bools are accepted and converted),
+        "int" (integer dtype, returned as int64), "bool" or "number" (int or float,
+        returned as given).
+    ndim : required number of dimensions (or a tuple of allowed ones).
+    shape : required shape; ``None`` in a position allows any length there.
+    nonempty : reject an array with no elements.
+    finite : reject NaN and ±inf (float arrays).
+    low, high : every element must lie in [low, high].
+    """
+    if isinstance(value, (str, bytes, Mapping)) or value is None:
+        raise TypeError(f"{name} must be an array or a sequence of numbers, got {describe(value)}")
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError) as error:  # ragged nested lists, odd objects
+        raise TypeError(f"{name} must be a rectangular array of numbers ({error})") from None
+    check_choice("kind", kind, _DTYPE_KINDS)
+    if array.dtype.kind not in _DTYPE_KINDS[kind] and not (array.size == 0 and array.dtype.kind == "f"):
+        # (np.asarray([]) is float64: an empty list is acceptable for any kind)
+        raise TypeError(f"{name} must hold {kind} values, got dtype {array.dtype}")
+    if kind == "float":
+        array = array.astype(np.float64, copy=False)
+    elif kind == "int":
+        if array.dtype == np.uint64 and array.size and array.max() > MAX_INT:
+            raise ValueError(f"{name} must hold values <= {MAX_INT} (int64), found {array.max()}")
+        array = array.astype(np.int64, copy=False)
+    if ndim is not None:
+        allowed_ndim = (ndim,) if isinstance(ndim, int) else ndim
+        if array.ndim not in allowed_ndim:
+            wanted = " or ".join(map(str, allowed_ndim))
+            raise ValueError(f"{name} must be {wanted}-dimensional, got shape {array.shape}")
+    if shape is not None:
+        if len(shape) != array.ndim or any(s is not None and s != a for s, a in zip(shape, array.shape)):
+            wanted = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+            raise ValueError(f"{name} must have shape {wanted}, got {array.shape}")
+    if nonempty and array.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if array.size and array.dtype.kind == "f" and finite and not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must hold finite numbers, found NaN or infinity")
+    if array.size and low is not None and array.min() < low:
+        raise ValueError(f"{name} must hold values >= {low:g}, found {array.min():g}")
+    if array.size and high is not None and array.max() > high:
+        raise ValueError(f"{name} must hold values <= {high:g}, found {array.max():g}")
+    return array
+
+
+def check_same_length(**named: Sequence) -> int:
+    """All the named sequences have the same length; returns it.
+
+    >>> check_same_length(scores=[1, 2], labels=[0, 1])
+    2
+    """
+    lengths = {name: len(value) for name, value in named.items()}
+    if len(set(lengths.values())) > 1:
+        listed = ", ".join(f"{name} has {n}" for name, n in lengths.items())
+        raise ValueError(f"{' and '.join(lengths)} must have the same length; {listed}")
+    return next(iter(lengths.values()), 0)
+
+
+def check_str_list(name: str, value: object, *, nonempty: bool = False) -> list[str]:
+    """A list (or other iterable, not a str) of str; returned as a list."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a list of str, got {describe(value)}")
+    items = list(value)
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise TypeError(f"{name}[{i}] must be a str, got {describe(item)}")
+    if nonempty and not items:
+        raise ValueError(f"{name} must not be empty")
+    return items
+
+
+def check_mapping(name: str, value: object) -> Mapping:
+    """A dict-like mapping."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping (dict), got {describe(value)}")
+    return value
