@@ -1,0 +1,75 @@
+"""The first code cell of every chapter: ``setup_chapter()``.
+
+A stored output of the book must be what the code computes on the reader's machine
+too, whatever its CPU and its number of cores. Three things change floating-point
+results from one machine to another, and this helper pins down the two that can be
+pinned from inside Python:
+
+* **random state**: Python's ``random``, numpy's global generator and torch are seeded;
+* **thread count**: a parallel sum adds its terms in an order that depends on how many
+  threads share the work, and floating-point addition is not associative. Torch's
+  intra-op pool and the BLAS/OpenMP pools of numpy and scipy (through threadpoolctl)
+  are fixed to :data:`THREADS` threads, and child processes (Dask workers) inherit the
+  same limits through the environment. Torch also runs in deterministic mode.
+
+The third, the **CPU code path** (AVX-512, AVX2 or plain SSE kernels, chosen by torch
+and numpy at run time), cannot be fixed without giving up speed; instead, printed
+numbers are rounded to what is stable, and ``make test`` re-runs every notebook on
+another code path to prove it (README, "Same numbers on every machine").
+
+It also applies the book's plotting style (:mod:`mmir_lib.plotting`).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+
+from .plotting import use_book_style
+from .validation import check_count
+
+__all__ = ["THREADS", "setup_chapter"]
+
+#: Threads every chapter computes with, on any machine (1: the same sums in the same
+#: order everywhere; the book's examples are small enough not to need more).
+THREADS = 1
+
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def setup_chapter(seed: int = 0) -> np.random.Generator:
+    """Seed everything, fix thread counts, make torch deterministic, apply the book's style.
+
+    Parameters
+    ----------
+    seed : int
+        Seeds Python's ``random``, numpy's global generator and torch.
+
+    Returns
+    -------
+    numpy.random.Generator
+        A generator seeded with ``seed``, for the chapter's own random draws.
+
+    Examples
+    --------
+    >>> rng = setup_chapter(seed=7)
+    >>> import torch; torch.get_num_threads() == THREADS and torch.are_deterministic_algorithms_enabled()
+    True
+    """
+    seed = check_count("seed", seed, high=2**32 - 1)
+    for variable in _THREAD_VARIABLES:  # inherited by child processes (Dask workers)
+        os.environ[variable] = str(THREADS)
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=THREADS)  # numpy's and scipy's BLAS/OpenMP pools, in this process
+    random.seed(seed)
+    np.random.seed(seed)
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(THREADS)
+    torch.use_deterministic_algorithms(True)
+    use_book_style()
+    return np.random.default_rng(seed)

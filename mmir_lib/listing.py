@@ -1,0 +1,161 @@
+"""Code listings in the chapters: the lines that carry the idea, not the guard rails.
+
+A chapter shows the library code it teaches, as d2l does. Printing a whole function
+with ``inspect.getsource`` shows its full docstring and its argument checks, which
+the reader does not need in order to follow the algorithm. :func:`show_code` prints
+
+* the signature,
+* the docstring's first line (the summary; the rest is in the library),
+* the body without its leading argument checks: statements that call a validator
+  (a function whose name starts with ``check_`` or ``_check_``, see
+  :mod:`mmir_lib.validation`) or ``if ...: raise`` blocks, replaced by one comment,
+* optionally only the part between two lines (``between=("first", "last")``),
+  with ``# ...`` where lines were left out,
+
+with a caption naming the function and its file, so the reader can open the full
+source. The listing is syntax-highlighted with inline styles, so it
+looks the same in JupyterLab and in the book.
+
+Example (in a notebook cell)::
+
+    show_code(saturation)
+    show_code(bm25_scores, between=("impacts =", "return"))
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import inspect
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+from .validation import check_bool, check_callable, check_instance, check_str
+
+__all__ = ["Listing", "show_code"]
+
+CHECKS_COMMENT = "# (argument checks left out: see the full source)"
+ELISION = "# ..."
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A piece of source code with a caption; displays highlighted in Jupyter and the book."""
+
+    code: str
+    caption: str
+
+    def __repr__(self) -> str:
+        return f"# {self.caption}\n{self.code}"
+
+    def _repr_html_(self) -> str:
+        from pygments import highlight
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import PythonLexer
+
+        formatter = HtmlFormatter(noclasses=True, nobackground=True, style="default")
+        body = highlight(self.code, PythonLexer(), formatter)
+        return (f'<figure class="mmir-listing" style="margin:.5em 0">{body}'
+                f'<figcaption style="font-size:85%;color:#57606a">{html.escape(self.caption)}</figcaption></figure>')
+
+
+def _is_check(statement: ast.stmt) -> bool:
+    """An argument check: a call to check_*/_check_* (bare or assigned), or ``if ...: raise``."""
+    if isinstance(statement, ast.If):
+        return all(isinstance(s, ast.Raise) for s in statement.body) and not statement.orelse
+    value = getattr(statement, "value", None)
+    if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign)) and isinstance(value, ast.Call):
+        func = value.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        return name.startswith(("check_", "_check_"))
+    return False
+
+
+def _docstring_summary(node: ast.AST) -> str | None:
+    doc = ast.get_docstring(node, clean=True)
+    return doc.strip().splitlines()[0] if doc else None
+
+
+def show_code(obj, *, between: tuple[str, str] | None = None, checks: bool = False) -> Listing:
+    """The source of a library function (or class) as a :class:`Listing`.
+
+    Parameters
+    ----------
+    obj : function, method or class
+        What to show.
+    between : (str, str), optional
+        Show only the lines from the first one containing ``between[0]`` through the
+        first one after it containing ``between[1]`` (the signature and summary are
+        kept; left-out lines become ``# ...``).
+    checks : bool
+        Keep the leading argument checks (left out by default).
+
+    Returns
+    -------
+    Listing
+        Displays as highlighted code with a caption; ``repr`` gives the plain text.
+    """
+    check_callable("obj", obj)
+    check_bool("checks", checks)
+    if between is not None:
+        check_instance("between", between, tuple)
+        if len(between) != 2:
+            raise ValueError(f"between must be a pair (first, last) of str, got {between!r}")
+        for text in between:
+            check_str("between", text)
+    try:
+        lines, _ = inspect.getsourcelines(obj)
+    except (OSError, TypeError) as error:
+        raise TypeError(f"obj has no Python source to show ({error})") from None
+    source = textwrap.dedent("".join(lines))
+    node = ast.parse(source).body[0]
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        raise TypeError(f"obj must be a function or a class, got {type(obj).__name__}")
+    lines = source.splitlines()
+    dropped, comment_at = set(), None
+    body = list(node.body)
+    summary = _docstring_summary(node)
+    if summary is not None:
+        doc = body.pop(0)
+        dropped.update(range(doc.lineno - 1, doc.end_lineno))
+        indent = " " * doc.col_offset
+        lines[doc.lineno - 1] = f'{indent}"""{summary}"""'
+        dropped.discard(doc.lineno - 1)
+    if not checks and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        while body and _is_check(body[0]):
+            statement = body.pop(0)
+            if comment_at is None:
+                comment_at = statement.lineno - 1
+                lines[comment_at] = " " * statement.col_offset + CHECKS_COMMENT
+            dropped.update(range(statement.lineno - 1, statement.end_lineno))
+            dropped.discard(comment_at)
+    kept = [i for i in range(len(lines)) if i not in dropped]
+    if between is not None:
+        head_end = (body[0].lineno - 1) if body else len(lines)  # signature, summary and checks comment
+        start = next((i for i in kept if i >= head_end and between[0] in lines[i]), None)
+        if start is None:
+            raise ValueError(f"between: no line of {obj.__qualname__} contains {between[0]!r}")
+        stop = next((i for i in kept if i >= start and between[1] in lines[i]), None)
+        if stop is None:
+            raise ValueError(f"between: no line of {obj.__qualname__} after {between[0]!r} contains {between[1]!r}")
+        indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
+        middle = [i for i in kept if start <= i <= stop]
+        head = [i for i in kept if i < head_end]
+        shown = [lines[i] for i in head]
+        if middle[0] > (head[-1] + 1 if head else 0):
+            shown.append(indent + ELISION)
+        shown += [lines[i] for i in middle]
+        if any(i > stop for i in kept):
+            shown.append(indent + ELISION)
+    else:
+        shown = [lines[i] for i in kept]
+    path = Path(inspect.getsourcefile(obj))
+    parts = path.parts
+    where = "/".join(parts[parts.index("mmir_lib"):]) if "mmir_lib" in parts else path.name
+    left_out = [what for what, done in (("docstring", summary is not None),
+                                         ("argument checks", comment_at is not None)) if done]
+    caption = f"{obj.__module__}.{obj.__qualname__} ({where})"
+    if left_out:
+        caption += "; " + " and ".join(left_out) + " shortened"
+    return Listing("\n".join(shown), caption)

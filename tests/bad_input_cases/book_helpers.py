@@ -1,0 +1,25 @@
+"""Bad-input cases for the helpers every chapter uses: listings and plotting style."""
+
+from mmir_lib.listing import show_code
+from mmir_lib.plotting import use_book_style
+from tests.api_fuzz import Case
+
+
+def _example(values, weight=1.0):
+    """An example function to list."""
+    total = 0.0
+    for v in values:
+        total += weight * v
+    return total
+
+
+CASES = [
+    Case(show_code, dict(obj=_example, between=("for v", "return"), checks=False), accepts={"between": {"none"}}),
+    Case(use_book_style, {}),
+]
+
+EXEMPT = {
+    "mmir_lib.chapter.setup_chapter": "changes process-wide state (threads, seeds); its bad seeds are tested "
+                                      "in a fresh process by tests/test_chapter.py",
+    "mmir_lib.listing.Listing": "a plain record (code, caption) that show_code builds",
+}

@@ -1,0 +1,48 @@
+"""setup_chapter: seeds, thread counts, deterministic torch and the book's plotting style.
+
+It changes process-wide state, so each check runs in a fresh Python process."""
+
+import subprocess
+import sys
+
+import pytest
+
+from mmir_lib import setup_chapter
+
+
+def run(code: str) -> str:
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return result.stdout.strip()
+
+
+def test_settings_after_setup():
+    out = run(
+        "import os, torch, matplotlib.pyplot as plt\n"
+        "from threadpoolctl import threadpool_info\n"
+        "from mmir_lib import setup_chapter\n"
+        "from mmir_lib.chapter import THREADS\n"
+        "setup_chapter()\n"
+        "print(torch.get_num_threads() == THREADS, torch.are_deterministic_algorithms_enabled(),\n"
+        "      all(p['num_threads'] == THREADS for p in threadpool_info()),\n"
+        "      os.environ['OMP_NUM_THREADS'] == str(THREADS), plt.rcParams['figure.dpi'] == 80)\n"
+    )
+    assert out == "True True True True True"
+
+
+def test_same_seed_same_draws_in_every_generator():
+    code = (
+        "import random, numpy as np, torch\n"
+        "from mmir_lib import setup_chapter\n"
+        "rng = setup_chapter(seed=3)\n"
+        "print(random.random(), np.random.rand(), torch.rand(1).item(), rng.random())\n"
+    )
+    first, second = run(code), run(code)
+    assert first == second
+    other = run(code.replace("seed=3", "seed=4"))
+    assert all(a != b for a, b in zip(first.split(), other.split()))
+
+
+@pytest.mark.parametrize("seed, error", [(-1, ValueError), (1.5, TypeError), (True, TypeError), (2**32, ValueError)])
+def test_bad_seed(seed, error):
+    with pytest.raises(error, match="seed"):
+        setup_chapter(seed=seed)
