@@ -14,7 +14,7 @@ def _example(values, weight=1.0):
 
 
 CASES = [
-    Case(show_code, dict(obj=_example, between=("for v", "return"), checks=False), accepts={"between": {"none"}}),
+    Case(show_code, dict(obj=_example, between=("for v", "return"), checks=False), accepts={"between": {"none"}, "checks": {"bool"}}),
     Case(use_book_style, {}),
 ]
 
