@@ -42,8 +42,12 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
 
+# Every test (unit, property, bad input, reference cross-checks, strict nbval, the browser
+# test), then strict nbval again under the other CPU code paths this machine can run
+# (tools/check_cpu_paths.py): stored outputs must not depend on the CPU.
 test: book browser
 	$(BIN)/python -m pytest
+	$(BIN)/python tools/check_cpu_paths.py notebooks
 
 lab: setup
 	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 notebooks/

@@ -1,0 +1,109 @@
+"""Check the stored notebooks under other CPU code paths than this machine's own (`make test`).
+
+The book stores every notebook executed, and strict nbval proves that the stored
+outputs are what the code computes now. On one machine that is not enough: torch and
+numpy choose their compute kernels at run time by the CPU's instruction sets, and a
+wider vector unit adds the terms of a sum in another order, which changes the last
+bits of a float and, rarely, a printed digit or a ranking with near ties. A reader's
+laptop must reproduce the stored numbers too. So this script re-runs strict nbval over
+``notebooks/`` once per *code path* that this CPU can execute, other than its native
+one, each selected with the knobs that really switch the kernels:
+
+=================== ============================================================
+knob                what it switches
+=================== ============================================================
+ATEN_CPU_CAPABILITY torch's kernels: ``avx512``, ``avx2`` or ``default`` (SSE)
+NPY_DISABLE_CPU_FEATURES  numpy's dispatched loops (sums, exp, log, comparisons):
+                    naming the AVX-512 (X86_V4, AVX512_*) and AVX2 (X86_V3)
+                    targets leaves the narrower ones
+OPENBLAS_CORETYPE   the BLAS kernels of numpy's and scipy's matrix products:
+                    ``Haswell`` (AVX2) or ``Nehalem`` (SSE4.2)
+OMP_NUM_THREADS     thread pools at start-up (``setup_chapter`` then fixes them
+                    to ``mmir_lib.chapter.THREADS``; a chapter that computed before
+                    calling it would show up here)
+=================== ============================================================
+
+The paths (each run only where the CPU supports it and it differs from native):
+
+* ``avx2``: torch AVX2, numpy without AVX-512, OpenBLAS Haswell, 1 thread at start;
+* ``baseline``: torch default, numpy without AVX2 and AVX-512, OpenBLAS Nehalem,
+  3 threads at start.
+
+Measured on this project's machine (AMD EPYC, AVX-512): chapter I.8 once printed an
+exact equality of two rankings that held under AVX-512 and the baseline path and
+failed under AVX2; this check is what catches such a claim before it lands.
+
+Usage: python tools/check_cpu_paths.py [pytest arguments, default: notebooks]
+Exits non-zero if any path fails; prints which.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import time
+
+NUMPY_AVX512 = ["X86_V4", "AVX512_ICL", "AVX512_SPR", "AVX512F", "AVX512_SKX"]
+NUMPY_AVX2 = ["X86_V3", "AVX2", "FMA3"]
+
+
+def native() -> dict:
+    """This machine's code paths: torch's capability and numpy's enabled dispatch targets."""
+    import numpy  # noqa: F401  (loads the CPU feature tables)
+    import torch
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    return {"torch": torch.backends.cpu.get_cpu_capability(),
+            "numpy_dispatch": [f for f in __cpu_dispatch__ if __cpu_features__.get(f)],
+            "features": {f for f, on in __cpu_features__.items() if on}}
+
+
+def paths(cpu: dict) -> dict[str, dict[str, str]]:
+    """The alternative code paths this CPU can run, as environment settings."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return {"baseline": {"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "3"}}
+
+    def without(names):
+        return " ".join(f for f in cpu["numpy_dispatch"] if f in names or f.startswith("AVX512"))
+
+    found = {}
+    has_avx2 = {"AVX2", "FMA3"} <= cpu["features"]
+    if has_avx2 and cpu["torch"] != "AVX2":
+        found["avx2"] = {"ATEN_CPU_CAPABILITY": "avx2", "NPY_DISABLE_CPU_FEATURES": without(NUMPY_AVX512),
+                         "OPENBLAS_CORETYPE": "Haswell", "OMP_NUM_THREADS": "1"}
+    found["baseline"] = {"ATEN_CPU_CAPABILITY": "default",
+                         "NPY_DISABLE_CPU_FEATURES": without(NUMPY_AVX512 + NUMPY_AVX2),
+                         "OPENBLAS_CORETYPE": "Nehalem", "OMP_NUM_THREADS": "3"}
+    for settings in found.values():
+        if not settings.get("NPY_DISABLE_CPU_FEATURES", "x"):
+            del settings["NPY_DISABLE_CPU_FEATURES"]
+    return found
+
+
+def main(args: list[str]) -> int:
+    cpu = native()
+    targets = args or ["notebooks"]
+    print(f"native code path: torch {cpu['torch']}, numpy dispatch {' '.join(cpu['numpy_dispatch']) or 'none'}")
+    failed = []
+    for name, settings in paths(cpu).items():
+        shown = " ".join(f"{k}={v!r}" if " " in v else f"{k}={v}" for k, v in settings.items())
+        print(f"\n=== notebooks under the {name} code path: {shown}", flush=True)
+        start = time.perf_counter()
+        result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *targets],
+                                env={**os.environ, **settings})
+        print(f"=== {name}: {'passed' if result.returncode == 0 else 'FAILED'} "
+              f"in {time.perf_counter() - start:.0f} s", flush=True)
+        if result.returncode != 0:
+            failed.append(name)
+    if failed:
+        print(f"\nstored outputs differ under: {', '.join(failed)}. Print what holds on every CPU (round, "
+              "compare with a tolerance), or tag a truly varying cell nbval-ignore-output and assert a sane "
+              "result in it (README, 'Same numbers on every machine').")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
