@@ -41,12 +41,16 @@ from typing import TextIO
 
 import numpy as np
 
+from ..validation import check_mapping, check_str, describe
+
 __all__ = [
     "Qrels",
     "Run",
     "Topic",
     "check_docnos",
     "check_judgements",
+    "check_qrels",
+    "check_run",
     "read_qrels",
     "read_run",
     "read_topics",
@@ -72,32 +76,52 @@ class Topic:
     description: str = ""
     narrative: str = ""
 
+    def __post_init__(self) -> None:
+        _check_id("qid", self.qid)
+        check_str("title", self.title)
+        check_str("description", self.description, allow_empty=True)
+        check_str("narrative", self.narrative, allow_empty=True)
+
 
 # ---- helpers shared by the readers and writers ----------------------------------------
 
+def _check_source(source: object) -> None:
+    """A path to an existing file, or an iterable of lines (not a mapping, not bytes)."""
+    if isinstance(source, (str, os.PathLike)):
+        if not os.path.isfile(source):
+            raise ValueError(f"source must be a path to an existing file (or a list of lines), "
+                             f"got {describe(source)}")
+    elif isinstance(source, (bytes, bytearray, Mapping)) or not isinstance(source, Iterable):
+        raise TypeError(f"source must be a path or an iterable of str lines, got {describe(source)}")
+
+
 def _lines(source: Source) -> Iterator[tuple[int, str]]:
-    """(line number from 1, line) pairs from a path or from an iterable of lines."""
+    """(line number from 1, line) pairs from a path or from an iterable of lines
+    (checked first by :func:`_check_source`)."""
     if isinstance(source, (str, os.PathLike)):
         with open(source, encoding="utf-8") as file:
             yield from enumerate(file, start=1)
         return
-    if isinstance(source, (bytes, bytearray)) or not isinstance(source, Iterable):
-        raise TypeError(f"expected a path or an iterable of str lines, got {type(source).__name__}")
     for number, line in enumerate(source, start=1):
         if not isinstance(line, str):
-            raise TypeError(f"line {number}: expected str, got {type(line).__name__} "
+            raise TypeError(f"source line {number}: expected str, got {type(line).__name__} "
                             "(open the file in text mode)")
         yield number, line
+
+
+def _check_destination(destination: object) -> None:
+    if not isinstance(destination, (str, os.PathLike)) and not hasattr(destination, "write"):
+        raise TypeError(f"destination must be a path or a writable text file, got {describe(destination)}")
+    if isinstance(destination, str):
+        check_str("destination", destination)
 
 
 def _write(destination: Destination, text: str) -> None:
     if isinstance(destination, (str, os.PathLike)):
         with open(destination, "w", encoding="utf-8") as file:
             file.write(text)
-    elif hasattr(destination, "write"):
-        destination.write(text)
     else:
-        raise TypeError(f"expected a path or a writable text file, got {type(destination).__name__}")
+        destination.write(text)
 
 
 def _parse_int(token: str) -> int | None:
@@ -121,17 +145,12 @@ def _parse_score(token: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _check_id(value: object, what: str) -> None:
-    """qids and docnos are written as single whitespace-free fields."""
-    if not isinstance(value, str):
-        raise TypeError(f"{what} must be a str, got {type(value).__name__}")
-    if not value or len(value.split()) != 1 or value.strip() != value:
-        raise ValueError(f"{what} must be a non-empty string without whitespace, got {value!r}")
-
-
-def _check_mapping(value: object, what: str) -> None:
-    if not isinstance(value, Mapping):
-        raise TypeError(f"{what} must be a mapping (dict), got {type(value).__name__}")
+def _check_id(name: str, value: object) -> str:
+    """qids, docnos and tags are written as single whitespace-free fields."""
+    check_str(name, value)
+    if len(value.split()) != 1 or value.strip() != value:
+        raise ValueError(f"{name} must be a non-empty string without whitespace, got {value!r}")
+    return value
 
 
 def _is_grade_type(kind: type) -> bool:
@@ -143,7 +162,17 @@ def _is_score_type(kind: type) -> bool:
 
 
 def check_docnos(docnos: Iterable[object], where: str) -> None:
-    """Raise TypeError, naming ``where``, unless every docno in the collection is a str."""
+    """Raise TypeError, naming ``where``, unless ``docnos`` is a collection of str (a
+    mapping's keys count: its docnos).
+
+    >>> check_docnos(["d1", 2], "ranking")
+    Traceback (most recent call last):
+    ...
+    TypeError: ranking: docnos must be str, got int 2
+    """
+    check_str("where", where)
+    if isinstance(docnos, (str, bytes)) or not isinstance(docnos, Iterable):
+        raise TypeError(f"{where}: docnos must be a collection of str, got {describe(docnos)}")
     # the set of types is tiny, so this costs one pass in C rather than one isinstance per docno
     if not all(issubclass(kind, str) for kind in set(map(type, docnos))):
         bad = next(d for d in docnos if not isinstance(d, str))
@@ -152,8 +181,11 @@ def check_docnos(docnos: Iterable[object], where: str) -> None:
 
 def check_judgements(judgements: Mapping[str, int], qid: str | None = None) -> None:
     """Raise TypeError unless ``judgements`` maps str docnos to int grades (not bool)."""
+    if qid is not None:
+        _check_id("qid", qid)
     where = "judgements" if qid is None else f"judgements of query {qid!r}"
-    _check_mapping(judgements, where)
+    if not isinstance(judgements, Mapping):
+        raise TypeError(f"{where} must be a mapping {{docno: grade}}, got {describe(judgements)}")
     check_docnos(judgements, where)
     if not all(_is_grade_type(kind) for kind in set(map(type, judgements.values()))):
         docno = next(d for d, g in judgements.items() if not _is_grade_type(type(g)))
@@ -161,7 +193,65 @@ def check_judgements(judgements: Mapping[str, int], qid: str | None = None) -> N
                         f"got {type(judgements[docno]).__name__}")
 
 
+def check_qrels(name: str, qrels: object) -> None:
+    """Raise TypeError, naming ``name``, unless ``qrels`` is ``{qid: {docno: grade}}``
+    with str qids and docnos and int grades.
+
+    >>> check_qrels("qrels", {"q1": {"d1": 1.5}})
+    Traceback (most recent call last):
+    ...
+    TypeError: qrels: judgements of query 'q1': the grade of 'd1' must be an int, got float
+    """
+    check_str("name", name)
+    if not isinstance(qrels, Mapping):
+        raise TypeError(f"{name} must be a mapping {{qid: {{docno: grade}}}}, got {describe(qrels)}")
+    for qid, judgements in qrels.items():
+        try:
+            check_judgements(judgements, qid)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{name}: {error}") from None
+
+
+def check_run(name: str, run: object) -> None:
+    """Raise TypeError/ValueError, naming ``name``, unless ``run`` is
+    ``{qid: {docno: score}}`` with str qids and docnos and finite real scores.
+
+    >>> check_run("run", {"q1": {"d1": float("nan")}})
+    Traceback (most recent call last):
+    ...
+    ValueError: run, query 'q1': scores must be finite, got nan for 'd1'
+    """
+    check_str("name", name)
+    if not isinstance(run, Mapping):
+        raise TypeError(f"{name} must be a mapping {{qid: {{docno: score}}}}, got {describe(run)}")
+    for qid, doc_scores in run.items():
+        try:
+            _check_id("qid", qid)
+            _check_scores(doc_scores)
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{name}, query {qid!r}: {error}") from None
+
+
 # ---- the trec_eval ranking rule ------------------------------------------------------
+
+def _check_scores(doc_scores: object) -> tuple[list[str], np.ndarray]:
+    """One query's {docno: score}, checked: its docnos in descending order, and their
+    scores as a float64 array."""
+    if not isinstance(doc_scores, Mapping):
+        raise TypeError(f"doc_scores must be a mapping {{docno: score}}, got {describe(doc_scores)}")
+    check_docnos(doc_scores, "doc_scores")
+    docnos = sorted(doc_scores, reverse=True)  # the tie-break order...
+    values = list(map(doc_scores.__getitem__, docnos))
+    if not all(_is_score_type(kind) for kind in set(map(type, values))):
+        docno = next(d for d, v in zip(docnos, values) if not _is_score_type(type(v)))
+        raise TypeError(f"scores must be real numbers, got {type(doc_scores[docno]).__name__} for {docno!r}")
+    scores = np.array(values, dtype=np.float64)
+    finite = np.isfinite(scores)
+    if not finite.all():
+        bad = docnos[int(np.argmin(finite))]
+        raise ValueError(f"scores must be finite, got {doc_scores[bad]!r} for {bad!r}")
+    return docnos, scores
+
 
 def trec_ranking(doc_scores: Mapping[str, float]) -> list[str]:
     """The docnos of one query in the order trec_eval evaluates them.
@@ -185,18 +275,7 @@ def trec_ranking(doc_scores: Mapping[str, float]) -> list[str]:
     >>> trec_ranking({"a": 1.0 + 1e-9, "b": 1.0})  # equal as float32: a tie, so b first
     ['b', 'a']
     """
-    _check_mapping(doc_scores, "doc_scores")
-    check_docnos(doc_scores, "doc_scores")
-    docnos = sorted(doc_scores, reverse=True)  # the tie-break order...
-    values = list(map(doc_scores.__getitem__, docnos))
-    if not all(_is_score_type(kind) for kind in set(map(type, values))):
-        docno = next(d for d, v in zip(docnos, values) if not _is_score_type(type(v)))
-        raise TypeError(f"scores must be real numbers, got {type(doc_scores[docno]).__name__} for {docno!r}")
-    scores = np.array(values, dtype=np.float64)
-    finite = np.isfinite(scores)
-    if not finite.all():
-        bad = docnos[int(np.argmin(finite))]
-        raise ValueError(f"scores must be finite, got {doc_scores[bad]!r} for {bad!r}")
+    docnos, scores = _check_scores(doc_scores)
     with np.errstate(over="ignore"):  # beyond ±3.4e38 a float32 is ±inf, in trec_eval too
         scores32 = scores.astype(np.float32)
     order = np.argsort(-scores32, kind="stable")  # ...kept among equal scores by a stable sort
@@ -218,6 +297,7 @@ def read_qrels(source: Source) -> Qrels:
     >>> read_qrels(["1 0 d1 2", "1 0 d7 0", "2 0 d1 1"])
     {'1': {'d1': 2, 'd7': 0}, '2': {'d1': 1}}
     """
+    _check_source(source)
     qrels: Qrels = {}
     for number, line in _lines(source):
         fields = line.split()
@@ -251,13 +331,12 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], destination: Destination
     1 0 d1 2
     1 0 d7 0
     """
-    _check_mapping(qrels, "qrels")
+    check_qrels("qrels", qrels)
+    _check_destination(destination)
     lines = []
     for qid, judgements in qrels.items():
-        _check_id(qid, "qid")
-        check_judgements(judgements, qid)
         for docno, grade in judgements.items():
-            _check_id(docno, "docno")
+            _check_id("docno", docno)
             lines.append(f"{qid} 0 {docno} {int(grade)}\n")
     _write(destination, "".join(lines))
 
@@ -278,6 +357,7 @@ def read_run(source: Source) -> Run:
     >>> read_run(["1 Q0 d3 1 12.5 bm25", "1 Q0 d1 2 9.25 bm25"])
     {'1': {'d3': 12.5, 'd1': 9.25}}
     """
+    _check_source(source)
     run: Run = {}
     for number, line in _lines(source):
         fields = line.split()
@@ -317,13 +397,13 @@ def write_run(run: Mapping[str, Mapping[str, float]], destination: Destination, 
     1 Q0 d2 2 0.5 demo
     1 Q0 d1 3 0.5 demo
     """
-    _check_mapping(run, "run")
-    _check_id(tag, "tag")
+    check_run("run", run)
+    _check_destination(destination)
+    _check_id("tag", tag)
     lines = []
     for qid, doc_scores in run.items():
-        _check_id(qid, "qid")
         for rank, docno in enumerate(trec_ranking(doc_scores), start=1):
-            _check_id(docno, "docno")
+            _check_id("docno", docno)
             lines.append(f"{qid} Q0 {docno} {rank} {float(doc_scores[docno])!r} {tag}\n")
     _write(destination, "".join(lines))
 
@@ -379,6 +459,7 @@ def read_topics(source: Source) -> list[Topic]:
     >>> read_topics(text.splitlines())
     [Topic(qid='1', title='ghost of a murdered king', description='Speeches in which a ghost appears or is spoken to.', narrative='Relevant: spoken by or to a ghost.')]
     """
+    _check_source(source)
     topics: list[Topic] = []
     seen: dict[str, int] = {}
     fields: dict[str, list[str]] | None = None  # None: outside a <top> block
@@ -429,6 +510,16 @@ def read_topics(source: Source) -> list[Topic]:
     return topics
 
 
+def _check_topics(topics: object) -> list[Topic]:
+    if isinstance(topics, (str, bytes, Mapping)) or not isinstance(topics, Iterable):
+        raise TypeError(f"topics must be a list of Topic, got {describe(topics)}")
+    topics = list(topics)
+    for i, topic in enumerate(topics):
+        if not isinstance(topic, Topic):
+            raise TypeError(f"topics[{i}] must be a Topic, got {describe(topic)}")
+    return topics
+
+
 def write_topics(topics: Sequence[Topic], destination: Destination) -> None:
     """Write topics in the classic TREC layout, a blank line between topics.
 
@@ -452,15 +543,12 @@ def write_topics(topics: Sequence[Topic], destination: Destination) -> None:
     <BLANKLINE>
     </top>
     """
+    topics = _check_topics(topics)
+    _check_destination(destination)
     blocks = []
     for topic in topics:
-        if not isinstance(topic, Topic):
-            raise TypeError(f"expected Topic objects, got {type(topic).__name__}")
-        _check_id(topic.qid, "qid")
         for name in ("qid", "title", "description", "narrative"):
             text = getattr(topic, name)
-            if not isinstance(text, str):
-                raise TypeError(f"topic {topic.qid}: {name} must be a str, got {type(text).__name__}")
             if _TAG.search(text):
                 raise ValueError(f"topic {topic.qid}: {name} contains a tag-like {_TAG.search(text).group()!r}")
         if not topic.title.strip():

@@ -105,7 +105,7 @@ def test_write_qrels_layout():
 
 @pytest.mark.parametrize("qrels, error, match", [
     ({"1": {"d 1": 1}}, ValueError, "without whitespace"),
-    ({"": {"d1": 1}}, ValueError, "non-empty"),
+    ({"": {"d1": 1}}, ValueError, "qid must not be empty"),
     ({"1": {"d1": 1.0}}, TypeError, "must be an int"),
     ({"1": {"d1": True}}, TypeError, "must be an int"),
     ({1: {"d1": 1}}, TypeError, "qid must be a str"),
@@ -252,15 +252,39 @@ def test_read_topics_malformed(text, match):
 
 @pytest.mark.parametrize("topic, error, match", [
     (Topic("1", "a <b> c"), ValueError, "tag-like '<b>'"),
-    (Topic("1", " "), ValueError, "title must not be empty"),
-    (Topic("1 2", "a"), ValueError, "qid"),
     (Topic("<x>", "a"), ValueError, "qid contains a tag-like '<x>'"),
-    (Topic("1", "a", 3), TypeError, "description must be a str"),
-    ("1 a", TypeError, "Topic objects"),
+    ("1 a", TypeError, r"topics\[0\] must be a Topic"),
 ])
 def test_write_topics_bad_input(topic, error, match):
     with pytest.raises(error, match=match):
         write_topics([topic], io.StringIO())
+
+
+@pytest.mark.parametrize("fields, error, match", [
+    (("1", " "), ValueError, "title must not be empty"),
+    (("1 2", "a"), ValueError, "qid must be a non-empty string without whitespace"),
+    (("1", "a", 3), TypeError, "description must be a str"),
+    ((1, "a"), TypeError, "qid must be a str"),
+])
+def test_topic_checks_its_fields(fields, error, match):
+    with pytest.raises(error, match=match):
+        Topic(*fields)
+
+
+@pytest.mark.parametrize("writer, value", [(write_qrels, {"1": {"d1": 1}}), (write_run, {"1": {"d1": 1.0}}),
+                                           (write_topics, [Topic("1", "a")])])
+@pytest.mark.parametrize("destination, error", [(None, TypeError), (3, TypeError), (" ", ValueError)])
+def test_writers_refuse_a_bad_destination(writer, value, destination, error):
+    with pytest.raises(error, match="destination"):
+        writer(value, destination)
+
+
+@pytest.mark.parametrize("reader", [read_qrels, read_run, read_topics])
+def test_readers_refuse_a_missing_file_or_a_mapping(reader, tmp_path):
+    with pytest.raises(ValueError, match="source must be a path to an existing file"):
+        reader(tmp_path / "absent.txt")
+    with pytest.raises(TypeError, match="source must be a path or an iterable"):
+        reader({"1 0 d1 1": 1})
 
 
 @settings(max_examples=60, deadline=None)
