@@ -40,7 +40,7 @@ import numpy as np
 __all__ = [
     "check_number", "check_count", "check_probability", "check_bool", "check_str", "check_choice",
     "check_callable", "check_array", "check_same_length", "check_str_list", "check_mapping",
-    "check_instance", "describe",
+    "check_instance", "check_optional", "describe",
 ]
 
 #: Largest integer the integer codes and counters of the library work with (int64).
@@ -229,3 +229,15 @@ def check_mapping(name: str, value: object) -> Mapping:
     if not isinstance(value, Mapping):
         raise TypeError(f"{name} must be a mapping (dict), got {describe(value)}")
     return value
+
+
+def check_optional(check: Callable, name: str, value: object, **limits) -> object:
+    """None (an optional argument left out), or whatever ``check(name, value, **limits)``
+    returns: one statement for an argument that may be None.
+
+    >>> check_optional(check_count, "k", None, low=1) is None
+    True
+    >>> check_optional(check_count, "k", np.int64(3), low=1)
+    3
+    """
+    return None if value is None else check(name, value, **limits)
