@@ -120,7 +120,7 @@ def check_choice(name: str, value: object, choices: Iterable) -> object:
     try:
         if value in choices:
             return value
-    except TypeError:  # an unhashable value looked up in a dict's keys
+    except (TypeError, ValueError):  # an unhashable value in a dict's keys; an array's ambiguous ==
         pass
     listed = ", ".join(repr(c) for c in choices)
     raise ValueError(f"{name} must be one of {listed}; got {describe(value)}")
