@@ -38,7 +38,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .trec import check_docnos, check_judgements, trec_ranking
+from ..validation import check_array, check_choice, check_count, check_number, check_optional, describe
+from .trec import check_docnos, check_judgements, check_qrels, check_run, trec_ranking
 
 __all__ = [
     "CUTOFFS",
@@ -142,26 +143,6 @@ def _judge(ranking: Sequence[str], judgements: Mapping[str, int]) -> _Judged:
     return _Judged(ranking, judgements)
 
 
-def _check_k(k: object, name: str = "k") -> None:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(k).__name__}")
-    if k < 1:
-        raise ValueError(f"{name} must be at least 1, got {k}")
-
-
-def _check_optional_k(k: object) -> None:
-    if k is not None:
-        _check_k(k)
-
-
-def _check_real(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return float(value)
-
-
 # ---- set-based measures --------------------------------------------------------------
 
 def _precision(j: _Judged) -> float:
@@ -244,7 +225,7 @@ def precision_at_k(ranking: Sequence[str], judgements: Mapping[str, int], k: int
     >>> precision_at_k(["d1", "d2", "d3"], {"d1": 1, "d3": 1}, k=10)  # 2 relevant / 10
     0.2
     """
-    _check_k(k)
+    k = check_count("k", k, low=1)
     return _precision_at_k(_judge(ranking, judgements), k)
 
 
@@ -260,7 +241,7 @@ def recall_at_k(ranking: Sequence[str], judgements: Mapping[str, int], k: int) -
     >>> recall_at_k(["d1", "d2", "d3"], {"d1": 1, "d3": 1, "d8": 2, "d9": 1}, k=3)  # 2 of 4
     0.5
     """
-    _check_k(k)
+    k = check_count("k", k, low=1)
     return _recall_at_k(_judge(ranking, judgements), k)
 
 
@@ -327,7 +308,7 @@ def average_precision(ranking: Sequence[str], judgements: Mapping[str, int], k: 
     >>> average_precision(["d1", "d2", "d3"], {"d1": 1, "d3": 1, "d9": 1}, k=2)  # (1/1) / 3
     0.3333333333333333
     """
-    _check_optional_k(k)
+    k = check_optional(check_count, "k", k, low=1)
     return _average_precision(_judge(ranking, judgements), k)
 
 
@@ -372,13 +353,6 @@ def _interpolated_precision(j: _Judged, level: float) -> float:
     return float(j.best_precision_from_relevant[needed - 1])
 
 
-def _check_level(level: object) -> float:
-    level = _check_real(level, "recall level")
-    if not 0.0 <= level <= 1.0:
-        raise ValueError(f"recall levels must lie in [0, 1], got {level}")
-    return level
-
-
 def interpolated_precision(
     ranking: Sequence[str],
     judgements: Mapping[str, int],
@@ -412,9 +386,9 @@ def interpolated_precision(
     >>> interpolated_precision(["d1", "d2", "d3"], {"d1": 1, "d9": 1}, [0.5, 1.0]).tolist()
     [1.0, 0.0]
     """
-    levels = [_check_level(level) for level in recall_levels]
+    levels = check_array("recall_levels", recall_levels, ndim=1, low=0.0, high=1.0)
     j = _judge(ranking, judgements)
-    return np.array([_interpolated_precision(j, level) for level in levels], dtype=np.float64)
+    return np.array([_interpolated_precision(j, level) for level in levels.tolist()], dtype=np.float64)
 
 
 # ---- graded measures: DCG and nDCG --------------------------------------------------
@@ -440,16 +414,13 @@ def _ndcg(j: _Judged, k: int | None, discount: str = "trec_eval", base: float = 
 
 
 def _check_discount(discount: object, base: object) -> float:
-    if discount not in DISCOUNTS:
-        raise ValueError(f"discount must be one of {DISCOUNTS}, got {discount!r}")
+    """The logarithm's base of a checked discount (2 for trec_eval's)."""
+    check_choice("discount", discount, DISCOUNTS)
     if discount == "trec_eval":
         if base is not None:
             raise ValueError("base applies to the seed discount only; trec_eval's discount is log2(i + 1)")
         return 2.0
-    base = 2.0 if base is None else _check_real(base, "base")
-    if base <= 1:
-        raise ValueError(f"the logarithm's base must exceed 1, got {base}")
-    return base
+    return 2.0 if base is None else check_number("base", base, low=1.0, low_open=True)
 
 
 def dcg(
@@ -491,7 +462,7 @@ def dcg(
     >>> round(dcg(["d3", "d1"], judgements, discount="seed"), 12)  # 1/max(1, 0) + 2/max(1, 1)
     3.0
     """
-    _check_optional_k(k)
+    k = check_optional(check_count, "k", k, low=1)
     base = _check_discount(discount, base)
     return _dcg(_judge(ranking, judgements).gains, k, discount, base)
 
@@ -519,7 +490,7 @@ def ndcg(
     >>> ndcg(["d1", "d3"], judgements)
     1.0
     """
-    _check_optional_k(k)
+    k = check_optional(check_count, "k", k, low=1)
     base = _check_discount(discount, base)
     return _ndcg(_judge(ranking, judgements), k, discount, base)
 
@@ -566,10 +537,8 @@ def rank_biased_precision(
     >>> rank_biased_precision(["d1", "d2", "d3", "d4"], {"d1": 1, "d2": 0, "d3": 1}, p=0.5)
     RBP(score=0.625, residual=0.125)
     """
-    p = _check_real(p, "p")
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"the persistence p must lie in (0, 1), got {p}")
-    _check_optional_k(k)
+    p = check_number("p", p, low=0.0, high=1.0, low_open=True, high_open=True)  # the persistence
+    k = check_optional(check_count, "k", k, low=1)
     j = _judge(ranking, judgements)
     depth = j.num_ret if k is None else min(k, j.num_ret)
     weights = (1.0 - p) * p ** np.arange(depth)  # weight of rank i is (1 − p) p^(i−1)
@@ -613,7 +582,7 @@ def _family_member(family: str, text: str) -> tuple[str, Callable[[_Judged], flo
     fn = _FAMILIES[family]
     if family == "iprec_at_recall":
         try:
-            level = _check_level(float(text))
+            level = check_number("recall level", float(text), low=0.0, high=1.0)
         except ValueError:
             raise ValueError(f"{family} needs a recall level in [0, 1], got {text!r}") from None
         return f"{family}_{level:.2f}", lambda j: fn(j, level)
@@ -623,27 +592,39 @@ def _family_member(family: str, text: str) -> tuple[str, Callable[[_Judged], flo
     return f"{family}_{k}", lambda j: fn(j, k)
 
 
-def _plan(measures: str | Iterable[str]) -> dict[str, Callable[[_Judged], float]]:
+def _check_measures(measures: object) -> dict[str, Callable[[_Judged], float]]:
     """Output key -> function of a _Judged, for every requested measure, in request order."""
     if isinstance(measures, str):
         measures = [measures]
+    if isinstance(measures, (bytes, Mapping)) or not isinstance(measures, Iterable):
+        raise TypeError(f"measures must be a measure name or a list of them, got {describe(measures)}")
     plan: dict[str, Callable[[_Judged], float]] = {}
     for name in measures:
         if not isinstance(name, str):
-            raise TypeError(f"measure names must be str, got {type(name).__name__}")
-        if name in _SINGLE:
-            plan[name] = _SINGLE[name]
-        elif name in _FAMILIES:
-            defaults = RECALL_LEVELS if name == "iprec_at_recall" else CUTOFFS
-            plan.update(_family_member(name, str(parameter)) for parameter in defaults)
-        elif match := _PARAMETERISED.fullmatch(name):
-            key, fn = _family_member(match.group(1), match.group(2))
-            plan[key] = fn
-        else:
-            raise ValueError(f"unknown measure {name!r}; expected one of {MEASURES}, or a family "
-                             "with a parameter such as 'P_10', 'ndcg_cut_10', 'iprec_at_recall_0.50'")
+            raise TypeError(f"measures must be str names, got {describe(name)}")
+        try:
+            plan.update(_measure(name))
+        except ValueError as error:
+            raise ValueError(f"measures: {error}") from None
     if not plan:
-        raise ValueError("no measure requested")
+        raise ValueError("measures is empty: no measure requested")
+    return plan
+
+
+def _measure(name: str) -> dict[str, Callable[[_Judged], float]]:
+    """Output key -> function for one measure name (a family's bare name gives several)."""
+    plan: dict[str, Callable[[_Judged], float]] = {}
+    if name in _SINGLE:
+        plan[name] = _SINGLE[name]
+    elif name in _FAMILIES:
+        defaults = RECALL_LEVELS if name == "iprec_at_recall" else CUTOFFS
+        plan.update(_family_member(name, str(parameter)) for parameter in defaults)
+    elif match := _PARAMETERISED.fullmatch(name):
+        key, fn = _family_member(match.group(1), match.group(2))
+        plan[key] = fn
+    else:
+        raise ValueError(f"unknown measure {name!r}; expected one of {MEASURES}, or a family "
+                         "with a parameter such as 'P_10', 'ndcg_cut_10', 'iprec_at_recall_0.50'")
     return plan
 
 
@@ -696,25 +677,16 @@ def evaluate(
     >>> evaluate(run, qrels, "recip_rank", missing="zero")
     {'q1': {'recip_rank': 1.0}, 'q2': {'recip_rank': 0.0}, 'q3': {'recip_rank': 0.0}}
     """
-    if missing not in ("skip", "zero"):
-        raise ValueError(f"missing must be 'skip' or 'zero', got {missing!r}")
-    plan = _plan(measures)
-    for what, value in (("run", run), ("qrels", qrels)):
-        if not isinstance(value, Mapping):
-            raise TypeError(f"{what} must be a mapping {{qid: {{docno: value}}}}, got {type(value).__name__}")
-        for qid in value:
-            if not isinstance(qid, str):
-                raise TypeError(f"{what}: qids must be str, got {type(qid).__name__} {qid!r}")
+    check_run("run", run)
+    check_qrels("qrels", qrels)
+    plan = _check_measures(measures)
+    check_choice("missing", missing, ("skip", "zero"))
     results: dict[str, dict[str, float]] = {}
     for qid, judgements in qrels.items():
-        check_judgements(judgements, qid)
         if not judgements:
             continue
         if qid in run:
-            try:
-                ranking = trec_ranking(run[qid])
-            except (TypeError, ValueError) as error:
-                raise type(error)(f"run, query {qid!r}: {error}") from None
+            ranking = trec_ranking(run[qid])
         elif missing == "zero":
             ranking = []
         else:
@@ -726,15 +698,11 @@ def evaluate(
 
 # ---- means over queries ----------------------------------------------------------
 
-def _values(values: Iterable[float]) -> np.ndarray:
-    array = np.array(list(values))
-    if array.size == 0:
-        raise ValueError("cannot average over no queries")
-    if array.ndim != 1 or array.dtype.kind not in "iuf":
-        raise TypeError(f"expected a flat sequence of numbers, got an array of {array.dtype}, shape {array.shape}")
-    if not np.isfinite(array).all():
-        raise ValueError("values must be finite")
-    return array.astype(np.float64)
+def _check_values(name: str, values: object) -> np.ndarray:
+    """One finite number per query (any iterable: a list, a dict's values()), as a float array."""
+    if isinstance(values, Iterable) and not isinstance(values, (str, bytes, Mapping, np.ndarray)):
+        values = list(values)
+    return check_array(name, values, ndim=1, nonempty=True)
 
 
 def arithmetic_mean(values: Iterable[float]) -> float:
@@ -745,7 +713,8 @@ def arithmetic_mean(values: Iterable[float]) -> float:
     >>> arithmetic_mean([0.5, 0.25, 0.0])
     0.25
     """
-    return float(np.mean(_values(values)))
+    values = _check_values("values", values)
+    return float(np.mean(values))
 
 
 def geometric_mean(values: Iterable[float], floor: float = GM_FLOOR) -> float:
@@ -760,13 +729,28 @@ def geometric_mean(values: Iterable[float], floor: float = GM_FLOOR) -> float:
     >>> round(geometric_mean([0.5, 0.1, 0.0]), 6)  # (0.5 · 0.1 · 1e-5) ** (1/3)
     0.007937
     """
-    floor = _check_real(floor, "floor")
-    if floor <= 0:
-        raise ValueError(f"floor must be positive, got {floor}")
-    array = _values(values)
+    array = _check_values("values", values)
+    floor = check_number("floor", floor, low=0.0, low_open=True, high=1.0)
     if (array < 0).any():
-        raise ValueError("a geometric mean needs non-negative values")
+        raise ValueError("values must be >= 0 for a geometric mean")
     return float(np.exp(np.mean(np.log(np.maximum(array, floor)))))
+
+
+def _check_results(results: object) -> None:
+    """A non-empty {qid: {measure: finite number}}, every query with the same measures."""
+    if not isinstance(results, Mapping):
+        raise TypeError(f"results must be a mapping {{qid: {{measure: value}}}}, got {describe(results)}")
+    if not results:
+        raise ValueError("results is empty: there are no queries to aggregate")
+    names = None
+    for qid, row in results.items():
+        if not isinstance(row, Mapping):
+            raise TypeError(f"results[{qid!r}] must be a mapping {{measure: value}}, got {describe(row)}")
+        names = set(row) if names is None else names
+        if set(row) != names:
+            raise ValueError(f"results: query {qid!r} has measures {sorted(row)}, the first query {sorted(names)}")
+        for name, value in row.items():
+            check_number(f"results[{qid!r}][{name!r}]", value)
 
 
 def aggregate(
@@ -787,20 +771,16 @@ def aggregate(
     >>> round(aggregate({"q1": {"map": 0.5}, "q2": {"map": 0.1}}, mean="geometric")["map"], 6)
     0.223607
     """
-    if mean not in ("arithmetic", "geometric"):
-        raise ValueError(f"mean must be 'arithmetic' or 'geometric', got {mean!r}")
-    if not isinstance(results, Mapping) or not results:
-        raise ValueError("results must be a non-empty mapping {qid: {measure: value}}")
+    _check_results(results)
+    check_choice("mean", mean, ("arithmetic", "geometric"))
+    floor = check_number("floor", floor, low=0.0, low_open=True, high=1.0)
     rows = list(results.values())
     names = list(rows[0])
-    for qid, row in results.items():
-        if set(row) != set(names):
-            raise ValueError(f"query {qid!r} has measures {sorted(row)}, the first query {sorted(names)}")
     summary = {}
     for name in names:
         column = [row[name] for row in rows]
         if name.startswith("num_"):
-            summary[name] = float(np.sum(_values(column)))
+            summary[name] = float(np.sum(column))
         elif mean == "arithmetic":
             summary[name] = arithmetic_mean(column)
         else:
@@ -822,30 +802,29 @@ class PairedTest(NamedTuple):
 Scores = Mapping[str, float] | Sequence[float]
 
 
-def _paired(scores_a: Scores, scores_b: Scores) -> tuple[np.ndarray, np.ndarray]:
+def _check_paired(scores_a: Scores, scores_b: Scores) -> tuple[np.ndarray, np.ndarray]:
     """Two aligned float arrays from two {qid: score} mappings or two sequences."""
     if isinstance(scores_a, Mapping) and isinstance(scores_b, Mapping):
         if set(scores_a) != set(scores_b):
             only_a = sorted(set(scores_a) - set(scores_b), key=str)[:3]
             only_b = sorted(set(scores_b) - set(scores_a), key=str)[:3]
-            raise ValueError(f"the two systems must be scored on the same queries; only in A: {only_a}, "
+            raise ValueError(f"scores_a and scores_b must score the same queries; only in A: {only_a}, "
                              f"only in B: {only_b}")
         qids = list(scores_a)
         scores_a, scores_b = [scores_a[q] for q in qids], [scores_b[q] for q in qids]
     elif isinstance(scores_a, Mapping) or isinstance(scores_b, Mapping):
-        raise TypeError("give both systems' scores as {qid: score} mappings, or both as sequences")
-    elif len(scores_a) != len(scores_b):
-        raise ValueError(f"the two systems must be scored on the same queries, got {len(scores_a)} "
-                         f"and {len(scores_b)} scores")
-    a, b = _values(scores_a), _values(scores_b)
+        name = "scores_a" if isinstance(scores_a, Mapping) else "scores_b"
+        raise TypeError(f"scores_a and scores_b must both be {{qid: score}} mappings, or both sequences; "
+                        f"only {name} is a mapping")
+    a, b = _check_values("scores_a", scores_a), _check_values("scores_b", scores_b)
+    if len(a) != len(b):
+        raise ValueError(f"scores_a and scores_b must score the same queries, got {len(a)} and {len(b)} scores")
     if len(a) < 2:
-        raise ValueError(f"a paired test needs at least 2 queries, got {len(a)}")
+        raise ValueError(f"scores_a and scores_b: a paired test needs at least 2 queries, got {len(a)}")
     return a, b
 
 
-def _check_alternative(alternative: str) -> None:
-    if alternative not in ("two-sided", "greater", "less"):
-        raise ValueError(f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}")
+ALTERNATIVES = ("two-sided", "greater", "less")
 
 
 def paired_t_test(scores_a: Scores, scores_b: Scores, alternative: str = "two-sided") -> PairedTest:
@@ -864,8 +843,8 @@ def paired_t_test(scores_a: Scores, scores_b: Scores, alternative: str = "two-si
     >>> round(result.statistic, 4), round(result.pvalue, 4), round(result.mean_difference, 4)
     (3.4641, 0.0742, 0.2)
     """
-    _check_alternative(alternative)
-    a, b = _paired(scores_a, scores_b)
+    a, b = _check_paired(scores_a, scores_b)
+    check_choice("alternative", alternative, ALTERNATIVES)
     d = a - b
     if np.ptp(d) <= 1e-12 * max(1.0, float(np.max(np.abs(d)))):  # sd(d) = 0 up to rounding
         raise ValueError("every query has the same difference between the systems; the t statistic is undefined")
@@ -890,8 +869,8 @@ def wilcoxon_test(scores_a: Scores, scores_b: Scores, alternative: str = "two-si
     >>> result.statistic, result.pvalue  # one negative difference, the smallest: rank 1
     (1.0, 0.125)
     """
-    _check_alternative(alternative)
-    a, b = _paired(scores_a, scores_b)
+    a, b = _check_paired(scores_a, scores_b)
+    check_choice("alternative", alternative, ALTERNATIVES)
     d = a - b
     if np.all(d == 0):
         raise ValueError("the systems score every query the same; there is nothing to test")

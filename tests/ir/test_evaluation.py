@@ -145,8 +145,8 @@ def test_bad_k(k, error):
             fn(RANKING, JUDGEMENTS, k=k)
 
 
-@pytest.mark.parametrize("p, error, match", [(0, ValueError, r"\(0, 1\)"), (1, ValueError, r"\(0, 1\)"),
-                                             (1.5, ValueError, r"\(0, 1\)"), (float("nan"), ValueError, "finite"),
+@pytest.mark.parametrize("p, error, match", [(0, ValueError, "p must be > 0"), (1, ValueError, "p must be < 1"),
+                                             (1.5, ValueError, "p must be < 1"), (float("nan"), ValueError, "finite"),
                                              ("0.5", TypeError, "real number"), (True, TypeError, "real number")])
 def test_bad_persistence(p, error, match):
     with pytest.raises(error, match=match):
@@ -172,9 +172,9 @@ def test_bad_discount_and_levels():
         dcg(RANKING, JUDGEMENTS, discount="log10")
     with pytest.raises(ValueError, match="base applies to the seed discount only"):
         ndcg(RANKING, JUDGEMENTS, base=10)
-    with pytest.raises(ValueError, match="base must exceed 1"):
+    with pytest.raises(ValueError, match="base must be > 1"):
         ndcg(RANKING, JUDGEMENTS, discount="seed", base=1)
-    with pytest.raises(ValueError, match=r"recall levels must lie in \[0, 1\]"):
+    with pytest.raises(ValueError, match="recall_levels must hold values <= 1"):
         interpolated_precision(RANKING, JUDGEMENTS, [0.5, 1.5])
 
 
@@ -227,7 +227,8 @@ def test_evaluate_agrees_with_the_per_query_functions():
     (["recall_²"], ValueError, "recall needs a cutoff"),
     (["iprec_at_recall_1.5"], ValueError, r"recall level in \[0, 1\]"),
     ([], ValueError, "no measure"),
-    ([10], TypeError, "measure names must be str"),
+    ([10], TypeError, "measures must be str names"),
+    (None, TypeError, "measures must be a measure name or a list"),
 ])
 def test_evaluate_bad_measures(measures, error, match):
     with pytest.raises(error, match=match):
@@ -237,7 +238,8 @@ def test_evaluate_bad_measures(measures, error, match):
 @pytest.mark.parametrize("run, qrels, kwargs, error, match", [
     (RUN, QRELS, {"missing": "drop"}, ValueError, "missing must be"),
     ([("q1", {})], QRELS, {}, TypeError, "run must be a mapping"),
-    ({1: {"d1": 1.0}}, QRELS, {}, TypeError, "run: qids must be str"),
+    ({1: {"d1": 1.0}}, QRELS, {}, TypeError, "run, query 1: qid must be a str"),
+    (RUN, [("q1", {})], {}, TypeError, "qrels must be a mapping"),
     ({"q1": {"d1": float("nan")}}, QRELS, {}, ValueError, "run, query 'q1': scores must be finite"),
     ({"q1": {"d1": "high"}}, QRELS, {}, TypeError, "run, query 'q1': scores must be real numbers"),
     (RUN, {"q1": {"d1": 0.5}}, {}, TypeError, "judgements of query 'q1'"),
@@ -369,12 +371,16 @@ def test_aggregate():
 
 
 @pytest.mark.parametrize("call, error, match", [
-    (lambda: arithmetic_mean([]), ValueError, "no queries"),
+    (lambda: arithmetic_mean([]), ValueError, "values must not be empty"),
     (lambda: arithmetic_mean([0.1, float("nan")]), ValueError, "finite"),
-    (lambda: arithmetic_mean(["0.1"]), TypeError, "numbers"),
-    (lambda: geometric_mean([0.1, -0.1]), ValueError, "non-negative"),
-    (lambda: geometric_mean([0.1], floor=0), ValueError, "floor must be positive"),
-    (lambda: aggregate({}), ValueError, "non-empty"),
+    (lambda: arithmetic_mean(["0.1"]), TypeError, "values must hold float values"),
+    (lambda: arithmetic_mean(b"x"), TypeError, "values must be an array"),
+    (lambda: geometric_mean([0.1, -0.1]), ValueError, "values must be >= 0"),
+    (lambda: geometric_mean([0.1], floor=0), ValueError, "floor must be > 0"),
+    (lambda: geometric_mean([0.1], floor=1e300), ValueError, "floor must be <= 1"),
+    (lambda: aggregate({}), ValueError, "results is empty"),
+    (lambda: aggregate({"q1": 0.5}), TypeError, r"results\['q1'\] must be a mapping"),
+    (lambda: aggregate({"q1": {"map": float("nan")}}), ValueError, r"results\['q1'\]\['map'\] must be finite"),
     (lambda: aggregate({"q1": {"map": 0.1}, "q2": {"P_5": 0.2}}), ValueError, "query 'q2' has measures"),
     (lambda: aggregate({"q1": {"map": 0.1}}, mean="harmonic"), ValueError, "mean must be"),
 ])
@@ -418,7 +424,7 @@ def test_wilcoxon_by_hand():
 @pytest.mark.parametrize("a, b, error, match", [
     (A, {**B, "q6": 0.1}, ValueError, r"same queries; only in A: \[\], only in B: \['q6'\]"),
     ([0.1, 0.2, 0.3], [0.1, 0.2], ValueError, "got 3 and 2 scores"),
-    (A, list(B.values()), TypeError, "both as sequences"),
+    (A, list(B.values()), TypeError, "or both sequences; only scores_a is a mapping"),
     ([0.1], [0.2], ValueError, "at least 2 queries"),
     ([0.1, float("nan")], [0.2, 0.3], ValueError, "finite"),
     ([0.1, 0.2], [0.3, 0.4], ValueError, "same difference"),
