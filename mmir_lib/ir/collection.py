@@ -39,13 +39,15 @@ from pathlib import Path
 import numpy as np
 
 from ..data import lee_corpus, shakespeare_speeches
+from ..validation import (check_callable, check_count, check_instance, check_mapping, check_optional, describe,
+                          check_str_list)
 from .bm25 import bm25_scores
 from .index import InvertedIndex
 from .query_likelihood import query_likelihood_scores
 from .ranking import top_k
 from .scoring import document_norms, tfidf_scores
 from .text import ENGLISH_STOP_WORDS, Analyzer
-from .trec import Qrels, Run, Topic, read_qrels, read_topics, trec_ranking
+from .trec import Qrels, Run, Topic, check_queries, check_run, read_qrels, read_topics, trec_ranking
 
 __all__ = ["COLLECTION_DIR", "POOL_DEPTH", "LEE_GRADES", "topics", "qrels", "judgement_reasons",
            "shakespeare_index", "description_query", "make_run", "pooling_runs", "pool",
@@ -87,11 +89,34 @@ def shakespeare_index() -> tuple[list[str], InvertedIndex]:
 
 def description_query(topic: Topic) -> str:
     """Title + description, without the words that only phrase the request."""
+    check_instance("topic", topic, Topic)
     words = re.findall(r"[A-Za-z']+", topic.description)
     return topic.title + " " + " ".join(w for w in words if w.lower() not in _REQUEST_WORDS)
 
 
 Scorer = Callable[[InvertedIndex, str], tuple[np.ndarray, np.ndarray]]
+
+
+def _check_docnos_of(index: InvertedIndex, docnos: object) -> list[str]:
+    """``docnos`` as a list: one distinct str per document of ``index``."""
+    docnos = check_str_list("docnos", docnos)
+    if len(docnos) != index.num_docs:
+        raise ValueError(f"docnos has {len(docnos)} entries, the index {index.num_docs} documents")
+    if len(set(docnos)) != len(docnos):
+        seen: set[str] = set()
+        duplicate = next(d for d in docnos if d in seen or seen.add(d))
+        raise ValueError(f"docnos must be distinct, {duplicate!r} names two documents")
+    return docnos
+
+
+def _check_excluded(name: str, exclude: object, *, docnos: Sequence[str]) -> Mapping[str, str]:
+    """A mapping {qid: docno} whose docnos are among ``docnos``."""
+    check_mapping(name, exclude)
+    known = set(docnos)
+    for qid, docno in exclude.items():
+        if not isinstance(docno, str) or docno not in known:
+            raise ValueError(f"{name}[{qid!r}] must be one of the docnos, got {describe(docno)}")
+    return exclude
 
 
 def make_run(
@@ -122,8 +147,12 @@ def make_run(
     {qid: {docno: score}}, each query's documents inserted best first (ties: smaller
     document number); a query that matches nothing is present with no documents.
     """
-    if len(docnos) != index.num_docs:
-        raise ValueError(f"docnos has {len(docnos)} entries, the index {index.num_docs} documents")
+    check_instance("index", index, InvertedIndex)
+    docnos = _check_docnos_of(index, docnos)
+    check_queries("queries", queries)
+    check_callable("scorer", scorer)
+    depth = check_count("depth", depth, low=1)
+    exclude = check_optional(_check_excluded, "exclude", exclude, docnos=docnos)
     position = {d: i for i, d in enumerate(docnos)} if exclude else {}
     run: Run = {}
     for qid, query in queries.items():
@@ -143,6 +172,7 @@ def pooling_runs(depth: int = POOL_DEPTH) -> dict[str, Run]:
     ``ql-title`` (query likelihood, Dirichlet μ = 100, about eight average speech
     lengths) on the topic titles, and ``bm25-desc`` (BM25 on :func:`description_query`).
     """
+    depth = check_count("depth", depth, low=1)
     docnos, index = shakespeare_index()
     all_topics = topics()
     titles = {t.qid: t.title for t in all_topics}
@@ -156,9 +186,18 @@ def pooling_runs(depth: int = POOL_DEPTH) -> dict[str, Run]:
     }
 
 
+def _check_runs(runs: object) -> None:
+    """A mapping {system name: run}."""
+    check_mapping("runs", runs)
+    for name, run in runs.items():
+        check_run(f"runs[{name!r}]", run)
+
+
 def pool(runs: Mapping[str, Run], depth: int = POOL_DEPTH) -> dict[str, set[str]]:
     """{qid: the union of the first ``depth`` docnos of every run, ranked as trec_eval
     ranks them} (score descending, ties by docno descending)."""
+    _check_runs(runs)
+    depth = check_count("depth", depth, low=1)
     pooled: dict[str, set[str]] = {}
     for run in runs.values():
         for qid, doc_scores in run.items():
@@ -179,6 +218,7 @@ def pooled_documents(depth: int = POOL_DEPTH) -> dict[str, set[str]]:
        the larger docno): 61 more speeches, judged in a second round, so that the top
        ``depth`` of every pooled run is judged whichever way its ties are broken.
     """
+    depth = check_count("depth", depth, low=1)
     runs = pooling_runs(1000)
     pooled = pool(runs, depth)
     for run in runs.values():

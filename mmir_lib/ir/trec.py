@@ -50,6 +50,7 @@ __all__ = [
     "check_docnos",
     "check_judgements",
     "check_qrels",
+    "check_queries",
     "check_run",
     "read_qrels",
     "read_run",
@@ -210,6 +211,27 @@ def check_qrels(name: str, qrels: object) -> None:
             check_judgements(judgements, qid)
         except (TypeError, ValueError) as error:
             raise type(error)(f"{name}: {error}") from None
+
+
+def check_queries(name: str, queries: object) -> None:
+    """Raise TypeError/ValueError, naming ``name``, unless ``queries`` is
+    ``{qid: query}`` with str qids and each query a non-blank str (or a list of str
+    terms, already analysed).
+
+    >>> check_queries("queries", {"q1": "ghost", "q2": 7})
+    Traceback (most recent call last):
+    ...
+    TypeError: queries['q2'] must be a str or a list of str terms, got int 7
+    """
+    check_str("name", name)
+    if not isinstance(queries, Mapping):
+        raise TypeError(f"{name} must be a mapping {{qid: query text}}, got {describe(queries)}")
+    for qid, query in queries.items():
+        _check_id(f"{name}: qid", qid)
+        if isinstance(query, str):
+            check_str(f"{name}[{qid!r}]", query)
+        elif not isinstance(query, Sequence) or not all(isinstance(term, str) for term in query):
+            raise TypeError(f"{name}[{qid!r}] must be a str or a list of str terms, got {describe(query)}")
 
 
 def check_run(name: str, run: object) -> None:

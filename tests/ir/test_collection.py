@@ -86,3 +86,19 @@ def test_make_run_excludes_the_query_document():
     assert sum(q in docs for q, docs in run.items()) > 40  # an article's best match is itself
     run = collection.make_run(index, docnos, queries, bm25_scores, depth=5, exclude={q: q for q in queries})
     assert all(q not in docs and len(docs) == 5 for q, docs in run.items())
+
+
+@pytest.mark.parametrize("function", [collection.pooling_runs, collection.pooled_documents])
+@pytest.mark.parametrize("depth, error", [(0, ValueError), (2.5, TypeError), (True, TypeError), (None, TypeError)])
+def test_pool_depth_is_checked_before_any_work(function, depth, error):
+    with pytest.raises(error, match="depth"):
+        function(depth)
+
+
+def test_make_run_refuses_duplicate_docnos_and_unknown_excluded_documents():
+    docnos, index, queries, _ = collection.lee_collection()
+    duplicated = [docnos[0]] + docnos[:-1]
+    with pytest.raises(ValueError, match="docnos must be distinct, 'lee01' names two documents"):
+        collection.make_run(index, duplicated, queries, collection.bm25_scores)
+    with pytest.raises(ValueError, match=r"exclude\['lee01'\] must be one of the docnos"):
+        collection.make_run(index, docnos, queries, collection.bm25_scores, exclude={"lee01": "lee99"})
