@@ -1,0 +1,159 @@
+"""Linear filtering: correlation, convolution, border modes, separable filters.
+
+A linear, shift-invariant filter replaces each pixel by a weighted sum of its
+neighbours. With a kernel K of odd size (2a + 1) × (2b + 1), **correlation** is
+
+    g[y, x] = Σ_{i=-a..a} Σ_{j=-b..b} K[i, j] · f[y + i, x + j]
+
+and **convolution** is the same with the kernel flipped in both axes,
+(f ∗ K)[y, x] = Σ K[i, j] · f[y − i, x − j]: convolution is correlation with
+K[::-1, ::-1]. For a symmetric kernel (box, Gaussian) they agree; for a derivative
+kernel they differ in sign. Convolution is the one with the algebra (it is
+commutative and associative, so filters can be combined before they are applied);
+correlation is what most libraries compute (``torch.nn.functional.conv2d`` and
+``scipy.ndimage.correlate``).
+
+Near the border the kernel reaches outside the image, and a **border mode** says what
+is there. The modes, with the names other libraries give them (a b c is the first
+row of pixels, | the image's edge):
+
+============ ===================== ============= ============= ===============
+this book    pixels beyond the edge numpy.pad     scipy.ndimage torch F.pad
+============ ===================== ============= ============= ===============
+"zero"       0 0 | a b c (or cval)  "constant"    "constant"    "constant"
+"extend"     a a | a b c            "edge"        "nearest"     "replicate"
+"mirror"     c b | a b c            "reflect"     "mirror"      "reflect"
+"symmetric"  b a | a b c            "symmetric"   "reflect"     (none)
+"wrap"       b c | a b c (periodic) "wrap"        "wrap"        "circular"
+"valid"      (no padding: the output shrinks by the kernel size minus 1)
+============ ===================== ============= ============= ===============
+
+Beware the names: numpy's and torch's "reflect" is scipy's "mirror", and scipy's
+"reflect" is numpy's "symmetric".
+
+A kernel is **separable** when it is an outer product K = v hᵀ of a column and a row
+vector (its matrix has rank 1). Then filtering with K equals filtering with v along
+the columns and with h along the rows, which costs m + n multiplications per pixel
+instead of m · n (:func:`separable_filter`, :func:`separable_factors`).
+
+Everything is vectorised over the pixels: the only Python loop runs over the
+kernel's weights, each adding a shifted copy of the image ("shift and add").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..validation import check_array, check_choice, check_number
+from .images import check_image
+
+__all__ = ["BORDER_MODES", "correlate", "convolve", "separable_filter", "separable_factors"]
+
+#: Border mode -> the name numpy.pad, scipy.ndimage and torch's F.pad give it (None: no such mode).
+BORDER_MODES = {
+    "zero": {"numpy": "constant", "scipy": "constant", "torch": "constant"},
+    "extend": {"numpy": "edge", "scipy": "nearest", "torch": "replicate"},
+    "mirror": {"numpy": "reflect", "scipy": "mirror", "torch": "reflect"},
+    "symmetric": {"numpy": "symmetric", "scipy": "reflect", "torch": None},
+    "wrap": {"numpy": "wrap", "scipy": "wrap", "torch": "circular"},
+    "valid": {"numpy": None, "scipy": None, "torch": None},
+}
+
+
+def _check_kernel(kernel: object, image: np.ndarray, mode: str) -> np.ndarray:
+    kernel = check_array("kernel", kernel, kind="float", ndim=(1, 2), nonempty=True)
+    if kernel.ndim == 1:
+        kernel = kernel[None, :]  # a 1-D kernel filters along the rows
+    if any(size % 2 == 0 for size in kernel.shape):
+        raise ValueError(f"kernel must have odd sizes (a centre pixel), got shape {kernel.shape}")
+    if mode == "valid" and (kernel.shape[0] > image.shape[0] or kernel.shape[1] > image.shape[1]):
+        raise ValueError(f"kernel of shape {kernel.shape} is larger than the image {image.shape[:2]} "
+                         "in 'valid' mode, which leaves no output pixel")
+    # a mirror reflects the image once: it cannot reach further than the image is wide
+    reach = {"mirror": 1, "symmetric": 0, "wrap": 0}.get(mode)
+    if reach is not None and any(k // 2 > n - reach for k, n in zip(kernel.shape, image.shape)):
+        raise ValueError(f"kernel of shape {kernel.shape} reaches further beyond the border than the image "
+                         f"{image.shape[:2]} can supply in mode {mode!r}; use 'zero' or 'extend'")
+    return kernel
+
+
+def correlate(image: object, kernel: object, mode: str = "mirror", cval: float = 0.0) -> np.ndarray:
+    """g[y, x] = Σ_{i, j} K[i, j] · f[y + i, x + j], with the kernel's centre at (0, 0).
+
+    Parameters
+    ----------
+    image : (H, W) or (H, W, C) array; each channel is filtered on its own.
+    kernel : (m, n) array with odd m and n (a 1-D kernel of odd length filters the rows).
+    mode : a border mode of :data:`BORDER_MODES` (default "mirror").
+    cval : the value beyond the border in mode "zero" (default 0).
+
+    Returns
+    -------
+    float64 array of the image's shape; in mode "valid", (H − m + 1, W − n + 1[, C]).
+    """
+    image = check_image("image", image)
+    check_choice("mode", mode, BORDER_MODES)
+    cval = check_number("cval", cval)
+    kernel = _check_kernel(kernel, image, mode)
+    a, b = kernel.shape[0] // 2, kernel.shape[1] // 2
+    if mode == "valid":
+        padded, (height, width) = image, (image.shape[0] - 2 * a, image.shape[1] - 2 * b)
+    else:
+        widths = [(a, a), (b, b)] + [(0, 0)] * (image.ndim - 2)
+        extra = {"constant_values": cval} if mode == "zero" else {}
+        padded, (height, width) = np.pad(image, widths, mode=BORDER_MODES[mode]["numpy"], **extra), image.shape[:2]
+    out = np.zeros((height, width) + image.shape[2:])
+    for (i, j), weight in np.ndenumerate(kernel):  # shift and add, one weight at a time
+        if weight != 0.0:
+            out += weight * padded[i:i + height, j:j + width]
+    return out
+
+
+def convolve(image: object, kernel: object, mode: str = "mirror", cval: float = 0.0) -> np.ndarray:
+    """(f ∗ K)[y, x] = Σ_{i, j} K[i, j] · f[y − i, x − j]: correlation with the flipped kernel.
+
+    Arguments and result as :func:`correlate`.
+    """
+    kernel = check_array("kernel", kernel, kind="float", ndim=(1, 2), nonempty=True)
+    return correlate(image, kernel[::-1, ::-1] if kernel.ndim == 2 else kernel[::-1], mode, cval)
+
+
+def separable_filter(image: object, column_kernel: object, row_kernel: object, mode: str = "mirror",
+                     cval: float = 0.0) -> np.ndarray:
+    """Correlate with the column kernel v down the columns, then with the row kernel h
+    along the rows: the same as :func:`correlate` with K = v hᵀ, in m + n instead of
+    m · n multiplications per pixel.
+
+    Parameters
+    ----------
+    column_kernel : (m,) odd length; row_kernel : (n,) odd length; others as :func:`correlate`.
+    """
+    v = check_array("column_kernel", column_kernel, kind="float", ndim=1, nonempty=True)
+    h = check_array("row_kernel", row_kernel, kind="float", ndim=1, nonempty=True)
+    check_choice("mode", mode, BORDER_MODES)
+    if mode == "zero" and check_number("cval", cval) != 0.0:
+        # cval beyond the border of the *intermediate* image would differ from the 2-D filter's
+        raise ValueError("cval must be 0 for a separable filter in mode 'zero' (use correlate with the 2-D kernel)")
+    return correlate(correlate(image, v[:, None], mode, cval), h[None, :], mode, cval)
+
+
+def separable_factors(kernel: object, tol: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
+    """(v, h) with K = v hᵀ, from the singular value decomposition K = Σ s_k u_k w_kᵀ.
+
+    K is separable when only its first singular value is non-zero; then v = √s₁ u₁ and
+    h = √s₁ w₁ (signs chosen so that the largest entry of v is positive).
+
+    Raises ValueError if s₂ > tol · s₁ (K has rank above 1, e.g. the Laplacian); tol in [0, 1).
+    """
+    kernel = check_array("kernel", kernel, kind="float", ndim=2, nonempty=True)
+    tol = check_number("tol", tol, low=0.0, high=1.0, high_open=True)
+    u, s, wt = np.linalg.svd(kernel)
+    if s[0] == 0.0:
+        raise ValueError("kernel is all zeros")
+    if len(s) > 1 and s[1] > tol * s[0]:
+        raise ValueError(f"kernel is not separable at tol={tol:g}: its second singular value is "
+                         f"{s[1] / s[0]:.3g} of the first")
+    v, h = np.sqrt(s[0]) * u[:, 0], np.sqrt(s[0]) * wt[0]
+    if v[np.argmax(np.abs(v))] < 0:
+        v, h = -v, -h
+    return v, h

@@ -1,0 +1,105 @@
+"""Images as arrays: the book's photographs, checks and pixel conversions.
+
+An image is a numpy array: ``(H, W)`` for a grey image, ``(H, W, C)`` for C channels
+(3 for RGB, 4 with an alpha channel). Pixels are stored as unsigned 8-bit integers
+(0 to 255) on disk and converted to float64 in [0, 1] for computing, so that filters
+can produce negative values and fractions without overflowing or rounding.
+
+The photographs come from scikit-image's bundled data: files inside the installed
+wheel, read without a network (some ``skimage.data`` images are downloaded on first
+use; they are not in :data:`PHOTOS`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..validation import check_array, check_bool, check_choice, describe
+
+__all__ = ["PHOTOS", "check_image", "load_photo", "to_float", "to_uint8"]
+
+#: Photographs shipped inside the scikit-image wheel: name -> (file, what it shows).
+PHOTOS = {
+    "camera": ("camera.png", "a cameraman on a field, 512 × 512 grey"),
+    "astronaut": ("astronaut.png", "astronaut Eileen Collins, 512 × 512 RGB"),
+    "chelsea": ("chelsea.png", "Chelsea the cat, 300 × 451 RGB"),
+    "coffee": ("coffee.png", "a cup of coffee, 400 × 600 RGB"),
+    "coins": ("coins.png", "Greek coins from Pompeii, 303 × 384 grey"),
+    "rocket": ("rocket.jpg", "a Falcon 9 rocket on the pad, 427 × 640 RGB"),
+    "brick": ("brick.png", "a brick wall texture, 512 × 512 grey"),
+    "grass": ("grass.png", "a grass texture, 512 × 512 grey"),
+    "gravel": ("gravel.png", "a gravel texture, 512 × 512 grey"),
+    "text": ("text.png", "text on a page, photographed at an angle, 172 × 448 grey"),
+    "page": ("page.png", "a scanned page with uneven lighting, 191 × 384 grey"),
+    "moon": ("moon.png", "the Moon's surface, 512 × 512 grey"),
+    "retina": ("retina.jpg", "a human retina, 1411 × 1411 RGB"),
+    "hubble": ("hubble_deep_field.jpg", "the Hubble Deep Field, 872 × 1000 RGB"),
+    "motorcycle_left": ("motorcycle_left.png", "left view of a stereo pair, 500 × 741 RGB"),
+    "motorcycle_right": ("motorcycle_right.png", "right view of a stereo pair, 500 × 741 RGB"),
+}
+
+
+def check_image(name: str, image: object, *, channels: bool | None = None) -> np.ndarray:
+    """An image as a float64 array: (H, W), or (H, W, C) with C in 1..4; not empty, finite.
+
+    ``channels`` True requires (H, W, C), False requires (H, W), None accepts both.
+    Integer and bool images are converted to float64 without rescaling (use
+    :func:`to_float` for 0..255 → 0..1).
+    """
+    if channels is not None:
+        check_bool("channels", channels)
+    array = check_array(name, image, kind="float", ndim=(2, 3), nonempty=True)
+    if channels is not None and array.ndim != (3 if channels else 2):
+        wanted = "(H, W, C)" if channels else "(H, W)"
+        raise ValueError(f"{name} must have shape {wanted} (channels={channels}), got shape {array.shape}")
+    if array.ndim == 3 and not 1 <= array.shape[2] <= 4:
+        raise ValueError(f"{name} must have 1 to 4 channels in its last axis, got shape {array.shape}")
+    if min(array.shape[:2]) < 1:
+        raise ValueError(f"{name} must have at least one row and one column, got shape {array.shape}")
+    return array
+
+
+def to_float(image: object) -> np.ndarray:
+    """uint8 pixels 0..255 → float64 in [0, 1] (a float image is checked and returned as float64)."""
+    array = np.asarray(image) if isinstance(image, np.ndarray) else image
+    if isinstance(array, np.ndarray) and array.dtype == np.uint8:
+        return check_image("image", array) / 255.0
+    array = check_image("image", image)
+    if array.min() < 0 or array.max() > 1:
+        raise ValueError(f"image must be uint8 or hold floats in [0, 1], found {array.min():g} to {array.max():g}")
+    return array
+
+
+def to_uint8(image: object) -> np.ndarray:
+    """float in [0, 1] → uint8 0..255, rounding to the nearest level (values outside are clipped)."""
+    array = check_image("image", image)
+    return np.round(np.clip(array, 0.0, 1.0) * 255.0).astype(np.uint8)
+
+
+def load_photo(name: str, *, gray: bool = False) -> np.ndarray:
+    """A photograph of :data:`PHOTOS` as float64 in [0, 1]: (H, W) grey or (H, W, 3) RGB.
+
+    ``gray=True`` converts a colour photo with the ITU-R 601 luma weights
+    Y = 0.299 R + 0.587 G + 0.114 B (a grey photo is returned as it is).
+    """
+    check_choice("name", name, PHOTOS)
+    check_bool("gray", gray)
+    try:
+        import skimage
+        from skimage import io
+    except ImportError:  # pragma: no cover - scikit-image is in requirements.txt
+        from ..data import DataNotInstalledError
+
+        raise DataNotInstalledError("scikit-image is not installed: pip install scikit-image==0.26.0") from None
+    path = Path(skimage.__file__).parent / "data" / PHOTOS[name][0]
+    if not path.exists():  # pragma: no cover
+        raise FileNotFoundError(f"{path} is missing from the scikit-image wheel ({describe(name)})")
+    image = io.imread(path)
+    if image.ndim == 3:
+        image = image[..., :3]  # drop an alpha channel
+    image = to_float(image)
+    if gray and image.ndim == 3:
+        image = image @ np.array([0.299, 0.587, 0.114])
+    return image

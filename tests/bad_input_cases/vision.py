@@ -1,0 +1,35 @@
+"""Bad-input cases for mmir_lib.vision (Part II)."""
+
+import numpy as np
+
+from mmir_lib.vision import filters, images, kernels
+from tests.api_fuzz import Case
+
+IMAGE = np.linspace(0.0, 1.0, 48).reshape(6, 8)
+KERNEL = np.arange(9.0).reshape(3, 3) / 36
+
+CASES = [
+    Case(images.check_image, dict(name="image", image=IMAGE, channels=None),
+         accepts={"image": {"matrix"}, "channels": {"none"}}, skip={"name": "the argument name used in messages; any str"}),
+    Case(images.to_float, dict(image=IMAGE), accepts={"image": {"matrix"}}),
+    Case(images.to_uint8, dict(image=IMAGE), accepts={"image": {"matrix"}}),
+    Case(images.load_photo, dict(name="coins", gray=True), accepts={"gray": {"bool"}}),
+    Case(filters.correlate, dict(image=IMAGE, kernel=KERNEL, mode="mirror", cval=0.0),
+         accepts={"image": {"matrix"}, "cval": {"zero", "negative", "negative_float", "huge_int", "huge_float"}}),
+    Case(filters.convolve, dict(image=IMAGE, kernel=KERNEL, mode="zero", cval=0.0),
+         accepts={"image": {"matrix"}, "cval": {"zero", "negative", "negative_float", "huge_int", "huge_float"}}),
+    Case(filters.separable_filter, dict(image=IMAGE, column_kernel=np.ones(3) / 3, row_kernel=np.ones(3) / 3,
+                                        mode="extend", cval=0.0),
+         accepts={"image": {"matrix"}, "cval": {"zero", "negative", "negative_float", "huge_int", "huge_float"}}),
+    Case(filters.separable_factors, dict(kernel=np.outer([1.0, 2.0, 1.0], [1.0, 0.0, -1.0]), tol=1e-12),
+         accepts={"kernel": {"matrix"}}),
+    Case(kernels.box_kernel, dict(size=3)),
+    Case(kernels.binomial_kernel, dict(order=2)),
+    Case(kernels.gaussian_kernel, dict(sigma=1.0, truncate=4.0)),
+    Case(kernels.gaussian_kernel_2d, dict(sigma=1.0, truncate=4.0)),
+    Case(kernels.derivative_kernel, dict(kind="central")),
+    Case(kernels.sobel_kernels, {}),
+    Case(kernels.scharr_kernels, {}),
+    Case(kernels.laplacian_kernel, {}),
+    Case(kernels.sharpen_kernel, dict(amount=1.0), accepts={"amount": {"zero"}}),
+]
