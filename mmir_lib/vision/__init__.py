@@ -5,9 +5,12 @@
 * :mod:`.filters` -- correlation and convolution with every border mode, separable
   filtering;
 * :mod:`.kernels` -- the classic kernels: box, Gaussian, differences, Sobel, Scharr,
-  Laplacian, sharpen.
+  Laplacian, sharpen;
+* :mod:`.derivatives` -- Gaussian smoothing, gradients (magnitude and orientation), the
+  Laplacian, derivatives of the Gaussian.
 """
 
+from .derivatives import GRADIENT_OPERATORS, gaussian_filter, gaussian_gradient, gradient, gradient_polar, laplacian
 from .filters import BORDER_MODES, convolve, correlate, separable_filter, separable_factors
 from .images import PHOTOS, check_image, load_photo, to_float, to_uint8
 from .kernels import (
@@ -20,4 +23,5 @@ __all__ = [
     "BORDER_MODES", "correlate", "convolve", "separable_filter", "separable_factors",
     "box_kernel", "binomial_kernel", "gaussian_kernel", "gaussian_kernel_2d", "derivative_kernel",
     "sobel_kernels", "scharr_kernels", "laplacian_kernel", "sharpen_kernel",
+    "GRADIENT_OPERATORS", "gaussian_filter", "gradient", "gradient_polar", "laplacian", "gaussian_gradient",
 ]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from mmir_lib.vision import filters, images, kernels
+from mmir_lib.vision import derivatives, filters, images, kernels
 from tests.api_fuzz import Case
 
 IMAGE = np.linspace(0.0, 1.0, 48).reshape(6, 8)
@@ -32,4 +32,13 @@ CASES = [
     Case(kernels.scharr_kernels, {}),
     Case(kernels.laplacian_kernel, {}),
     Case(kernels.sharpen_kernel, dict(amount=1.0), accepts={"amount": {"zero"}}),
+]
+CASES += [  # derivatives
+    Case(derivatives.gaussian_filter, dict(image=IMAGE, sigma=1.0, mode="mirror", truncate=4.0),
+         accepts={"image": {"matrix"}}),
+    Case(derivatives.gradient, dict(image=IMAGE, operator="sobel", mode="extend"), accepts={"image": {"matrix"}}),
+    Case(derivatives.gradient_polar, dict(fx=IMAGE, fy=IMAGE)),
+    Case(derivatives.laplacian, dict(image=IMAGE, mode="wrap"), accepts={"image": {"matrix"}}),
+    Case(derivatives.gaussian_gradient, dict(image=IMAGE, sigma=1.0, mode="mirror", truncate=4.0),
+         accepts={"image": {"matrix"}}),
 ]

@@ -1,0 +1,78 @@
+"""Smoothing and derivatives of images: the Gaussian, gradients, the Laplacian.
+
+An image is a sampled function f(x, y), x along the columns (to the right) and y along
+the rows (**downwards**, as arrays are stored). Its derivatives are estimated by
+correlating with small kernels (:mod:`.kernels`):
+
+* ∂f/∂x by a central difference (f(x + 1) − f(x − 1)) / 2, or by Sobel's or Scharr's
+  kernel, which also smooth across (normalised here by 8 and 32, so that every
+  operator gives the slope per pixel of a linear ramp);
+* the **gradient** ∇f = (f_x, f_y), its magnitude ‖∇f‖ = √(f_x² + f_y²) and its
+  orientation θ = atan2(f_y, f_x) (radians; with y downwards, θ = +π/2 points down);
+* the **Laplacian** ∇²f = f_xx + f_yy;
+* the same after Gaussian smoothing, computed in one pass with the derivative of the
+  Gaussian: ∂/∂x (G_σ ∗ f) = (∂G_σ/∂x) ∗ f, because differentiation and convolution
+  commute. Smoothing first is what makes derivatives usable on noisy images.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..validation import check_choice, check_number
+from .filters import correlate, separable_filter
+from .images import check_image
+from .kernels import derivative_kernel, gaussian_kernel, laplacian_kernel, scharr_kernels, sobel_kernels
+
+__all__ = ["GRADIENT_OPERATORS", "gaussian_filter", "gradient", "gradient_polar", "laplacian",
+           "gaussian_gradient"]
+
+#: Gradient operators: name -> (K_x, K_y), each normalised to give the slope per pixel.
+GRADIENT_OPERATORS = {
+    "central": (derivative_kernel("central")[None, :], derivative_kernel("central")[:, None]),
+    "sobel": tuple(k / 8.0 for k in sobel_kernels()),
+    "scharr": tuple(k / 32.0 for k in scharr_kernels()),
+}
+
+
+def gaussian_filter(image: object, sigma: float, mode: str = "mirror", truncate: float = 4.0) -> np.ndarray:
+    """G_σ ∗ f, separably: the 1-D Gaussian of :func:`~.kernels.gaussian_kernel` down the
+    columns, then along the rows. Same shape as the image (each channel on its own)."""
+    image = check_image("image", image)
+    g = gaussian_kernel(sigma, truncate)
+    return separable_filter(image, g, g, mode)
+
+
+def gradient(image: object, operator: str = "sobel", mode: str = "mirror") -> tuple[np.ndarray, np.ndarray]:
+    """(f_x, f_y), each of the image's shape, with an operator of :data:`GRADIENT_OPERATORS`."""
+    image = check_image("image", image, channels=False)
+    check_choice("operator", operator, GRADIENT_OPERATORS)
+    kx, ky = GRADIENT_OPERATORS[operator]
+    return correlate(image, kx, mode), correlate(image, ky, mode)
+
+
+def gradient_polar(fx: object, fy: object) -> tuple[np.ndarray, np.ndarray]:
+    """(‖∇f‖, θ) = (√(f_x² + f_y²), atan2(f_y, f_x)) with θ in (−π, π]; fx and fy of one shape."""
+    fx = check_image("fx", fx, channels=False)
+    fy = check_image("fy", fy, channels=False)
+    if fx.shape != fy.shape:
+        raise ValueError(f"fx and fy must have the same shape, got {fx.shape} and {fy.shape}")
+    return np.hypot(fx, fy), np.arctan2(fy, fx)
+
+
+def laplacian(image: object, mode: str = "mirror") -> np.ndarray:
+    """∇²f = f_xx + f_yy with the 5-point kernel [[0, 1, 0], [1, −4, 1], [0, 1, 0]]."""
+    return correlate(check_image("image", image, channels=False), laplacian_kernel(), mode)
+
+
+def gaussian_gradient(image: object, sigma: float, mode: str = "mirror",
+                      truncate: float = 4.0) -> tuple[np.ndarray, np.ndarray]:
+    """(∂/∂x (G_σ ∗ f), ∂/∂y (G_σ ∗ f)): correlation with the Gaussian across and its
+    derivative G'(t) = −t / σ² · G(t) along; the derivative kernel is flipped because
+    ∂/∂x (G ∗ f) is a *convolution* with G'."""
+    image = check_image("image", image, channels=False)
+    sigma = check_number("sigma", sigma, low=0.0, low_open=True, high=1e4)
+    g = gaussian_kernel(sigma, truncate)
+    t = np.arange(len(g)) - len(g) // 2
+    dg = (-t / sigma**2 * g)[::-1]  # correlation kernel of the convolution with G'
+    return separable_filter(image, g, dg, mode), separable_filter(image, dg, g, mode)
