@@ -39,7 +39,8 @@ import numpy as np
 import scipy.special
 from numpy.typing import ArrayLike
 
-from .bm25 import _check_parameters as _check_bm25_parameters
+from ..validation import (MAX_INT, check_array, check_count, check_instance, check_number, check_optional,
+                          check_probability, describe)
 from .bm25 import saturation
 from .index import InvertedIndex
 
@@ -58,15 +59,14 @@ __all__ = [
 
 # ---- Binary Independence Model -----------------------------------------------------
 
-def _counts(name: str, value: ArrayLike) -> np.ndarray:
-    array = np.asarray(value)
-    if array.dtype == bool or array.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a count (a whole number or an array of them), got {value!r}")
-    array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
-        raise ValueError(f"{name} must hold whole numbers, got {value!r}")
-    if np.any(array < 0):
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
+def _check_counts(name: str, value: ArrayLike, **shape) -> np.ndarray:
+    """A count or an array of counts: whole numbers in [0, MAX_INT] (ints, or floats
+    that are whole), as float64. ``shape``: ``ndim``/``nonempty`` of :func:`check_array`."""
+    array = check_array(name, value, kind="number", low=0, high=MAX_INT, **shape).astype(np.float64)
+    if array.size == 0 and not shape:
+        raise ValueError(f"{name} must not be empty")
+    if np.any(array != np.round(array)):
+        raise ValueError(f"{name} must hold whole numbers, got {describe(value)}")
     return array
 
 
@@ -113,11 +113,8 @@ def rsj_weight(N: int, n_t: ArrayLike, R: ArrayLike = 0, r_t: ArrayLike = 0,
     >>> rsj_weight(N=1000, n_t=[10, 500], R=5, r_t=[0, 4]).round(4)
     array([2.1439, 1.1046])
     """
-    if isinstance(correction, bool) or not isinstance(correction, (int, float, np.floating, np.integer)):
-        raise TypeError(f"correction must be a number, got {correction!r}")
-    if not np.isfinite(correction) or correction <= 0:
-        raise ValueError(f"correction must be a finite number > 0, got {correction}")
-    N, n_t, R, r_t = (_counts(name, x) for name, x in (("N", N), ("n_t", n_t), ("R", R), ("r_t", r_t)))
+    N, n_t, R, r_t = (_check_counts(name, x) for name, x in (("N", N), ("n_t", n_t), ("R", R), ("r_t", r_t)))
+    c = check_number("correction", correction, low=0.0, low_open=True)
     try:
         N, n_t, R, r_t = np.broadcast_arrays(N, n_t, R, r_t)
     except ValueError:
@@ -134,7 +131,6 @@ def rsj_weight(N: int, n_t: ArrayLike, R: ArrayLike = 0, r_t: ArrayLike = 0,
     ):
         if not np.all(ok):
             raise ValueError(message)
-    c = float(correction)
     weight = (np.log(r_t + c) + np.log(N - n_t - R + r_t + c)
               - np.log(n_t - r_t + c) - np.log(R - r_t + c))
     return float(weight) if weight.ndim == 0 else weight
@@ -148,21 +144,14 @@ class TermWeight(NamedTuple):
     weight: float  #: rsj_weight(N, n_t, R, r_t)
 
 
-def _relevant_ids(index: InvertedIndex, relevant: Iterable[int] | None) -> np.ndarray:
+def _check_relevant(index: InvertedIndex, relevant: Iterable[int] | None) -> np.ndarray:
+    """The distinct ids of the known relevant documents (none when ``relevant`` is None)."""
     if relevant is None:
         return np.empty(0, dtype=np.int64)
-    if isinstance(relevant, (str, bytes)) or not isinstance(relevant, Iterable):
-        raise TypeError(f"relevant must be a collection of document ids (int), got {type(relevant).__name__}")
-    ids = np.asarray(list(relevant))
-    if ids.size == 0:
-        return np.empty(0, dtype=np.int64)
-    if ids.ndim != 1 or ids.dtype == bool or ids.dtype.kind not in "iu":
-        raise TypeError("relevant must hold document ids (int positions in the index), "
-                        f"got an array of {ids.dtype}")
-    if ids.min() < 0 or ids.max() >= index.num_docs:
-        raise ValueError(f"relevant document ids must lie in [0, {index.num_docs}), "
-                         f"got {ids.min()} ... {ids.max()}")
-    return np.unique(ids).astype(np.int64)
+    if isinstance(relevant, Iterable) and not isinstance(relevant, (str, bytes, np.ndarray, dict)):
+        relevant = list(relevant)  # a set, a range
+    ids = check_array("relevant", relevant, kind="int", ndim=1, low=0, high=index.num_docs - 1)
+    return np.unique(ids)
 
 
 def bim_term_weights(
@@ -189,7 +178,9 @@ def bim_term_weights(
     >>> cat.n_t, cat.r_t, round(cat.weight, 3)  # log(2.5 · 2.5 / (0.5 · 0.5)) = log 25
     (2, 2, 3.219)
     """
-    relevant_ids = _relevant_ids(index, relevant)
+    check_instance("index", index, InvertedIndex)
+    relevant_ids = _check_relevant(index, relevant)
+    correction = check_number("correction", correction, low=0.0, low_open=True)
     weights = {}
     for term in dict.fromkeys(index.query_terms(query)):  # the BIM's query is a set: each term once
         doc_ids, _ = index.postings_list(term)
@@ -240,6 +231,7 @@ def bim_scores(
     >>> scores.round(3).tolist(), matched.tolist()
     ([3.219, 0.0, 3.219, -1.609], [True, False, True, True])
     """
+    check_instance("index", index, InvertedIndex)
     scores = np.zeros(index.num_docs, dtype=np.float64)
     matched = np.zeros(index.num_docs, dtype=bool)
     for term, tw in bim_term_weights(index, query, relevant, correction=correction).items():
@@ -279,7 +271,9 @@ def bm25_rsj_scores(
     >>> scores.round(3).tolist()  # S = 1/(1 + 1) = 0.5 for every tf = 1
     [1.609, 0.0, 1.609, -0.805]
     """
-    _check_bm25_parameters(k1, b)
+    check_instance("index", index, InvertedIndex)
+    k1 = check_number("k1", k1, low=0.0)
+    b = check_probability("b", b)
     weights = bim_term_weights(index, query, relevant, correction=correction)
     scores = np.zeros(index.num_docs, dtype=np.float64)
     matched = np.zeros(index.num_docs, dtype=bool)
@@ -308,7 +302,7 @@ class TwoPoissonFit:
 
     def pmf(self, k: ArrayLike) -> np.ndarray:
         """P(tf = k) under the fitted mixture, element-wise."""
-        k = np.asarray(k, dtype=np.float64)
+        k = _check_counts("k", k)
         return np.exp(_log_mixture(k, self.pi, self.lam, self.mu))
 
 
@@ -323,28 +317,18 @@ def _log_mixture(k: np.ndarray, pi: float, lam: float, mu: float) -> np.ndarray:
 
 
 def _check_tf_counts(tf_counts: ArrayLike) -> np.ndarray:
-    tf = np.asarray(tf_counts)
-    if tf.dtype == bool or tf.dtype.kind not in "iuf":
-        raise TypeError(f"tf_counts must be an array of whole numbers, got dtype {tf.dtype}")
-    if tf.ndim != 1:
-        raise ValueError(f"tf_counts must be 1-D (one tf per document), got shape {tf.shape}")
-    if tf.size == 0:
-        raise ValueError("tf_counts is empty: expected one tf per document, zeros included")
-    if not np.all(np.isfinite(tf)) or np.any(tf != np.round(tf)):
-        raise ValueError("tf_counts must hold whole numbers (term frequencies)")
-    if np.any(tf < 0):
-        raise ValueError(f"tf_counts must be >= 0, got a minimum of {tf.min()}")
-    return tf.astype(np.int64)
+    """One term frequency per document (zeros included), as int64."""
+    return _check_counts("tf_counts", tf_counts, ndim=1, nonempty=True).astype(np.int64)
 
 
-def _check_parameters(pi: float, lam: float, mu: float) -> None:
-    for name, value in (("pi", pi), ("lam", lam), ("mu", mu)):
-        if not np.isfinite(value):
-            raise ValueError(f"{name} must be finite, got {value}")
-    if not 0 <= pi <= 1:
-        raise ValueError(f"pi must lie in [0, 1], got {pi}")
-    if lam < 0 or mu < 0:
-        raise ValueError(f"the Poisson rates must be >= 0, got lam={lam}, mu={mu}")
+def _check_init(name: str, init: object) -> tuple[float, float, float]:
+    """A starting point (π, λ, μ) that EM can move from."""
+    if isinstance(init, (str, bytes)) or not isinstance(init, Sequence) or len(init) != 3:
+        raise TypeError(f"{name} must be a tuple (pi, lam, mu), got {describe(init)}")
+    pi, lam, mu = (check_number(f"{name} {part}", value, low=0.0) for part, value in zip(("pi", "lam", "mu"), init))
+    if not 0 < pi < 1 or lam == mu or min(lam, mu) == 0:
+        raise ValueError(f"{name} must have 0 < pi < 1 and two different rates > 0, or EM cannot move")
+    return pi, lam, mu
 
 
 def two_poisson_log_likelihood(tf_counts: ArrayLike, pi: float, lam: float, mu: float) -> float:
@@ -356,7 +340,9 @@ def two_poisson_log_likelihood(tf_counts: ArrayLike, pi: float, lam: float, mu: 
     -5.6346
     """
     tf = _check_tf_counts(tf_counts)
-    _check_parameters(pi, lam, mu)
+    pi = check_probability("pi", pi)
+    lam = check_number("lam", lam, low=0.0)
+    mu = check_number("mu", mu, low=0.0)
     values, counts = np.unique(tf, return_counts=True)
     return float(counts @ _log_mixture(values.astype(np.float64), pi, lam, mu))
 
@@ -429,10 +415,9 @@ def fit_two_poisson(
     (0.1, 4.9, 0.19, True)
     """
     tf = _check_tf_counts(tf_counts)
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise ValueError(f"max_iter must be an int >= 1, got {max_iter!r}")
-    if not np.isfinite(tol) or tol < 0:
-        raise ValueError(f"tol must be a finite number >= 0, got {tol}")
+    init = check_optional(_check_init, "init", init)
+    max_iter = check_count("max_iter", max_iter, low=1)
+    tol = check_number("tol", tol, low=0.0, high=1.0)
     values, counts = np.unique(tf, return_counts=True)
     if len(values) == 1:
         if values[0] == 0:
@@ -446,10 +431,7 @@ def fit_two_poisson(
         lam = (weights[present] @ k[present]) / weights[present].sum()
         mu = 0.1 * (weights @ k) / weights.sum()
     else:
-        pi, lam, mu = map(float, init)
-        _check_parameters(pi, lam, mu)
-        if not 0 < pi < 1 or lam == mu or min(lam, mu) == 0:
-            raise ValueError("init must have 0 < pi < 1 and two different rates > 0, or EM cannot move")
+        pi, lam, mu = init
 
     log_lik = float(weights @ _log_mixture(k, pi, lam, mu))
     trace = [log_lik]
@@ -513,22 +495,14 @@ def eliteness_weight(tf: ArrayLike, lam: float, mu: float, p_rel: float, p_nonre
     >>> eliteness_weight([0, 1, 2, 5, 20], lam=4.0, mu=0.3, p_rel=0.8, p_nonrel=0.1).round(3)
     array([0.   , 0.713, 2.433, 3.491, 3.492])
     """
-    tf_array = np.asarray(tf)
-    if tf_array.dtype == bool or tf_array.dtype.kind not in "iuf":
-        raise TypeError(f"tf must be a whole number or an array of them, got {tf!r}")
-    tf_array = tf_array.astype(np.float64)
-    if not np.all(np.isfinite(tf_array)) or np.any(tf_array != np.round(tf_array)) or np.any(tf_array < 0):
-        raise ValueError("tf must hold whole numbers >= 0")
-    for name, value in (("lam", lam), ("mu", mu), ("p_rel", p_rel), ("p_nonrel", p_nonrel)):
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(value):
-            raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if not lam > mu >= 0:
-        raise ValueError(f"the rates must satisfy lam > mu >= 0 (elite documents use the term more), "
+    tf_array = _check_counts("tf", tf)
+    lam = check_number("lam", lam, low=0.0)
+    mu = check_number("mu", mu, low=0.0)
+    p_rel = check_probability("p_rel", p_rel)
+    p_nonrel = check_probability("p_nonrel", p_nonrel)
+    if not lam > mu:
+        raise ValueError(f"lam and mu must satisfy lam > mu (elite documents use the term more), "
                          f"got lam={lam}, mu={mu}")
-    for name, value in (("p_rel", p_rel), ("p_nonrel", p_nonrel)):
-        if not 0 <= value <= 1:
-            raise ValueError(f"{name} must be a probability in [0, 1], got {value}")
 
     def log_p_tf(tf_values, p_elite):  # log P(tf | class) up to the log tf! shared by both classes
         with np.errstate(divide="ignore"):

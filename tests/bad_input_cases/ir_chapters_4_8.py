@@ -64,6 +64,9 @@ SHINGLES = [np.array([1, 2, 3]), np.array([2, 3, 4])]
 HASHER = crawler.MinHasher(num_perm=16, seed=0)
 
 _OPT = {"none"}  # an optional argument: None is legal
+_HUGE = {"huge_int", "huge_float"}
+# a query is analysed: words outside the dictionary (or no terms at all) match nothing
+_QUERY = {"query": {"str", "empty_list"}}
 _RANKED = {"ranking": {"empty_list"}, "judgements": {"dict"}}  # nothing retrieved; {"a": 1} judges a
 # a str destination is a file name: fuzzing it would write files named after the bad values
 # (tests/ir/test_trec.py checks that non-path, non-file destinations are refused)
@@ -122,25 +125,26 @@ CASES = [
     *[Case(f, {}) for f in (collection.topics, collection.qrels, collection.judgement_reasons,
                             collection.lee_collection)],
     # ---- probabilistic -------------------------------------------------------------------------
+    # counts broadcast (r_t as a matrix gives a matrix of weights); a huge correction, k1 or
+    # Poisson rate is extreme but defined (weights tend to 0, likelihoods stay finite)
     Case(probabilistic.rsj_weight, dict(N=100, n_t=10, R=5, r_t=4, correction=0.5),
-         accepts={"n_t": {"zero"}, "R": {"zero"}, "r_t": {"zero"}}),
-    Case(probabilistic.bim_term_weights, dict(index=INDEX, query="cat bird", relevant=[0, 1], correction=0.5),
-         accepts={"relevant": _OPT | {"empty_list"}}),
-    Case(probabilistic.bim_scores, dict(index=INDEX, query="cat bird", relevant=[0, 1], correction=0.5),
-         accepts={"relevant": _OPT | {"empty_list"}}),
+         accepts={"n_t": {"zero"}, "R": {"zero"}, "r_t": {"zero", "matrix"}, "correction": _HUGE}),
+    *[Case(f, dict(index=INDEX, query="cat bird", relevant=[0, 1], correction=0.5),
+           accepts={"relevant": _OPT | {"empty_list"}, "correction": _HUGE, **_QUERY})
+      for f in (probabilistic.bim_term_weights, probabilistic.bim_scores)],
     Case(probabilistic.bm25_rsj_scores, dict(index=INDEX, query="cat bird", relevant=[0, 1], k1=1.2, b=0.75,
                                              correction=0.5),
-         accepts={"relevant": _OPT | {"empty_list"}, "k1": {"zero"}, "b": {"zero"}}),
+         accepts={"relevant": _OPT | {"empty_list"}, "k1": {"zero"} | _HUGE, "b": {"zero"}, "correction": _HUGE,
+                  **_QUERY}),
     Case(probabilistic.two_poisson_log_likelihood, dict(tf_counts=[0, 0, 1, 3, 0], pi=0.2, lam=3.0, mu=0.1),
-         accepts={"pi": {"zero"}, "lam": {"zero"}, "mu": {"zero"}}),
+         accepts={"pi": {"zero"}, "lam": {"zero"} | _HUGE, "mu": {"zero"} | _HUGE}),
     Case(probabilistic.fit_two_poisson, dict(tf_counts=[0, 0, 0, 1, 4, 5, 0, 0], init=(0.3, 4.0, 0.1),
                                              max_iter=50, tol=1e-8),
          accepts={"init": _OPT, "tol": {"zero"}}),
     Case(probabilistic.eliteness_weight, dict(tf=[0, 1, 5], lam=4.0, mu=0.2, p_rel=0.6, p_nonrel=0.1),
-         accepts={"tf": {"zero", "empty_list"}, "mu": {"zero"}}),
-    Case(probabilistic.TermWeight, dict(n_t=2, r_t=1, weight=0.5)),
+         accepts={"tf": {"zero", "matrix"}, "mu": {"zero"}, "lam": _HUGE, "p_rel": {"zero"}, "p_nonrel": {"zero"}}),
     Case(probabilistic.TwoPoissonFit(0.2, 3.0, 0.1, -5.0, 3, True, np.zeros(4)).pmf, dict(k=[0, 1, 2]),
-         accepts={"k": {"zero", "empty_list"}}),
+         accepts={"k": {"zero", "matrix"}}),
     # ---- feedback ------------------------------------------------------------------------------
     Case(feedback.document_vectors, dict(index=INDEX, doc_ids=[0, 2], scheme="ltc.ltc"),
          accepts={"doc_ids": _OPT | {"empty_list"}}),
@@ -269,7 +273,7 @@ CASES = [
 
 _RESULT = "a plain record of results that the library builds and returns; it has no checks of its own"
 EXEMPT = {f"mmir_lib.ir.{name}": _RESULT for name in (
-    "evaluation.PRCurve", "evaluation.PairedTest", "evaluation.RBP",
+    "evaluation.PRCurve", "evaluation.PairedTest", "evaluation.RBP", "probabilistic.TermWeight",
 )}
 EXEMPT.update({f"mmir_lib.ir.collection.{name}": "builds the runs over all 29,902 speeches (minutes for the "
                                                  "fuzz); its one argument, depth, is checked first (check_count), "
