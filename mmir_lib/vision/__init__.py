@@ -1,7 +1,7 @@
 """Computer vision (Part II): one module per topic, in the order of the chapters.
 
-* :mod:`.images` -- the book's photographs (bundled with scikit-image), image checks
-  and conversions between integer and floating-point pixels;
+* :mod:`.images` -- the book's photographs (bundled with scikit-image), image checks,
+  pixel conversions, grey levels, bit depth, histograms and equalisation;
 * :mod:`.filters` -- correlation and convolution with every border mode, separable
   filtering;
 * :mod:`.kernels` -- the classic kernels: box, Gaussian, differences, Sobel, Scharr,
@@ -12,14 +12,15 @@
 
 from .derivatives import GRADIENT_OPERATORS, gaussian_filter, gaussian_gradient, gradient, gradient_polar, laplacian
 from .filters import BORDER_MODES, convolve, correlate, separable_filter, separable_factors
-from .images import PHOTOS, check_image, load_photo, to_float, to_uint8
+from .images import LUMA, PHOTOS, check_image, equalize, histogram, load_photo, quantize, to_float, to_gray, to_uint8
 from .kernels import (
     binomial_kernel, box_kernel, derivative_kernel, gaussian_kernel, gaussian_kernel_2d, laplacian_kernel,
     scharr_kernels, sharpen_kernel, sobel_kernels,
 )
 
 __all__ = [
-    "PHOTOS", "check_image", "load_photo", "to_float", "to_uint8",
+    "PHOTOS", "LUMA", "check_image", "load_photo", "to_float", "to_uint8", "to_gray", "quantize", "histogram",
+    "equalize",
     "BORDER_MODES", "correlate", "convolve", "separable_filter", "separable_factors",
     "box_kernel", "binomial_kernel", "gaussian_kernel", "gaussian_kernel_2d", "derivative_kernel",
     "sobel_kernels", "scharr_kernels", "laplacian_kernel", "sharpen_kernel",

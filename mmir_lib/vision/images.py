@@ -16,9 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..validation import check_array, check_bool, check_choice, describe
+from ..validation import check_array, check_bool, check_choice, check_count, describe
 
-__all__ = ["PHOTOS", "check_image", "load_photo", "to_float", "to_uint8"]
+__all__ = ["PHOTOS", "LUMA", "check_image", "load_photo", "to_float", "to_uint8", "to_gray", "quantize",
+           "histogram", "equalize"]
+
+#: ITU-R BT.601 luma weights of R, G and B: the grey level a viewer perceives.
+LUMA = (0.299, 0.587, 0.114)
 
 #: Photographs shipped inside the scikit-image wheel: name -> (file, what it shows).
 PHOTOS = {
@@ -100,6 +104,56 @@ def load_photo(name: str, *, gray: bool = False) -> np.ndarray:
     if image.ndim == 3:
         image = image[..., :3]  # drop an alpha channel
     image = to_float(image)
-    if gray and image.ndim == 3:
-        image = image @ np.array([0.299, 0.587, 0.114])
+    return to_gray(image) if gray and image.ndim == 3 else image
+
+
+def to_gray(image: object) -> np.ndarray:
+    """(H, W, 3) RGB → (H, W) grey, Y = 0.299 R + 0.587 G + 0.114 B (:data:`LUMA`)."""
+    image = check_image("image", image, channels=True)
+    if image.shape[2] != 3:
+        raise ValueError(f"image must have 3 channels (R, G, B), got shape {image.shape}")
+    return image @ np.array(LUMA)
+
+
+def _levels(image: np.ndarray, levels: int) -> np.ndarray:
+    """The integer level 0 .. levels − 1 of each pixel of a [0, 1] image."""
+    return np.round(image * (levels - 1)).astype(np.int64)
+
+
+def _check_unit_image(image: object) -> np.ndarray:
+    image = check_image("image", image)
+    if image.min() < 0 or image.max() > 1:
+        raise ValueError(f"image must hold values in [0, 1], found {image.min():g} to {image.max():g}")
     return image
+
+
+def quantize(image: object, bits: int) -> np.ndarray:
+    """The image with only 2^bits grey levels: round(f · (2^b − 1)) / (2^b − 1), f in [0, 1].
+
+    8 bits keep the 256 levels of a uint8 image; 1 bit leaves black and white."""
+    image = _check_unit_image(image)
+    bits = check_count("bits", bits, low=1, high=16)
+    levels = 2**bits
+    return _levels(image, levels) / (levels - 1)
+
+
+def histogram(image: object, levels: int = 256) -> np.ndarray:
+    """h[k] = number of pixels at level k, k = 0 .. levels − 1, for an image in [0, 1]
+    (each pixel rounded to the nearest of the ``levels`` levels); (levels,) int64."""
+    image = _check_unit_image(image)
+    levels = check_count("levels", levels, low=2, high=65536)
+    return np.bincount(_levels(image, levels).ravel(), minlength=levels)
+
+
+def equalize(image: object, levels: int = 256) -> np.ndarray:
+    """Histogram equalisation: each pixel at level k becomes T(k) = Σ_{j ≤ k} h[j] / N,
+    the fraction of pixels at or below its level (the empirical CDF).
+
+    The result's levels are spread so that its cumulative histogram is as close to a
+    straight line (a flat histogram) as the discrete levels allow; the order of the grey
+    levels is kept (T is non-decreasing). Returns float64 in (0, 1], the image's shape.
+    """
+    image = _check_unit_image(image)
+    levels = check_count("levels", levels, low=2, high=65536)
+    cdf = np.cumsum(histogram(image, levels)) / image.size
+    return cdf[_levels(image, levels)]
