@@ -39,18 +39,20 @@ the ranking and from the judgements.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from numbers import Integral, Real
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse
 
-from .bm25 import bm25_impacts
+from ..validation import (check_array, check_callable, check_choice, check_count, check_instance, check_mapping, check_number,
+                          check_optional, check_probability, check_str, describe)
+from .bm25 import VARIANTS, bm25_impacts
 from .index import InvertedIndex
 from .ranking import top_k
 from .scoring import document_norms, idf, parse_scheme, query_weights, tf_weight
+from .trec import check_qrels, check_run
 
 __all__ = [
     "document_vectors", "query_vector", "cosine_scores",
@@ -67,65 +69,50 @@ Vector = scipy.sparse.csr_array  # (1, V) for a query, (n, V) for a set of docum
 
 # ---- checking arguments ----------------------------------------------------------------
 
-def _check_weight(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value}")
-    return float(value)
-
-
-def _check_count(value: object, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return int(value)
-
-
-def _doc_ids(doc_ids: object, n_docs: int, name: str = "doc_ids") -> np.ndarray:
+def _check_doc_ids(name: str, doc_ids: object, index: InvertedIndex) -> np.ndarray:
     """Document numbers as a 1-D int64 array, each in [0, N)."""
-    ids = np.asarray(doc_ids if doc_ids is not None else np.arange(n_docs))
-    if ids.size == 0:
-        return np.empty(0, dtype=np.int64)
-    if ids.ndim != 1 or ids.dtype.kind not in "iu":
-        raise TypeError(f"{name} must be a 1-D sequence of document numbers (int), got {ids.dtype} "
-                        f"of shape {ids.shape}")
-    if ids.min() < 0 or ids.max() >= n_docs:
-        raise ValueError(f"{name} must lie in [0, N = {n_docs}), got values from {ids.min()} to {ids.max()}")
-    return ids.astype(np.int64)
+    if isinstance(doc_ids, Iterable) and not isinstance(doc_ids, (str, bytes, Mapping, np.ndarray)):
+        doc_ids = list(doc_ids)  # a set, a range
+    return check_array(name, doc_ids, kind="int", ndim=1, low=0, high=index.num_docs - 1)
 
 
-def _rows(vectors: object, name: str, n_terms: int | None = None) -> Vector:
-    """``vectors`` (sparse or dense, 1-D for one vector) as a float64 CSR array (n, V)."""
-    if vectors is None:
-        raise TypeError(f"{name} must be a sparse or dense array, got None")
+def _check_vectors(name: str, vectors: object, n_terms: int | None = None) -> Vector:
+    """``vectors`` (sparse or dense, 1-D for one vector) as a float64 CSR array (n, V), V >= 1."""
     if scipy.sparse.issparse(vectors):
         rows = scipy.sparse.csr_array(vectors, dtype=np.float64)
+        if not np.isfinite(rows.data).all():
+            raise ValueError(f"{name} must hold finite numbers, found NaN or infinity")
     else:
-        try:
-            dense = np.asarray(vectors, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must be a sparse or dense array of numbers") from None
-        if dense.ndim == 1:
-            dense = dense[None, :]
-        if dense.ndim != 2:
-            raise ValueError(f"{name} must be 1-D (one vector) or 2-D (one row per vector), "
-                             f"got shape {dense.shape}")
-        rows = scipy.sparse.csr_array(dense)
+        dense = check_array(name, vectors, ndim=(1, 2))
+        rows = scipy.sparse.csr_array(dense[None, :] if dense.ndim == 1 else dense)
+    if rows.shape[1] == 0:
+        raise ValueError(f"{name} must have at least one term (column), got shape {rows.shape}")
     if n_terms is not None and rows.shape[1] != n_terms:
         raise ValueError(f"{name} has {rows.shape[1]} columns, the query vector {n_terms}")
-    if not np.isfinite(rows.data).all():
-        raise ValueError(f"{name} must hold finite numbers")
     rows.sum_duplicates()
     return rows
 
 
-def _query_row(vector: object, n_terms: int, name: str = "query_vector") -> Vector:
-    row = _rows(vector, name)
-    if row.shape != (1, n_terms):
-        raise ValueError(f"{name} must be one vector of V = {n_terms} weights, got shape {row.shape}")
+def _check_query_vector(name: str, vector: object, index: InvertedIndex) -> Vector:
+    row = _check_vectors(name, vector)
+    if row.shape != (1, index.num_terms):
+        raise ValueError(f"{name} must be one vector of V = {index.num_terms} weights, got shape {row.shape}")
     return row
+
+
+def _check_space(name: str, space: object) -> "VectorSpace":
+    return check_instance(name, space, VectorSpace)
+
+
+#: Largest k1 of the BM25 vector space: beyond it the weights (about tf / k1) are so small
+#: that their squares underflow and a document vector can no longer be scaled to unit length.
+K1_MAX = 1e6
+
+
+def _check_bm25(k1: object, b: object, variant: object) -> tuple[float, float]:
+    """BM25's k1 in [0, K1_MAX], b in [0, 1] and variant name."""
+    check_choice("variant", variant, VARIANTS)
+    return check_number("k1", k1, low=0.0, high=K1_MAX), check_probability("b", b)
 
 
 def _row(term_ids: np.ndarray, weights: np.ndarray, n_terms: int) -> Vector:
@@ -212,7 +199,11 @@ def document_vectors(index: InvertedIndex, doc_ids: Sequence[int] | None = None,
     >>> document_vectors(toy, [0], scheme="ltn.ltc").toarray().round(3)  # idf(cat) = ln(3/2)
     array([[0.405, 0.   , 1.099]])
     """
-    return _tfidf_documents(index, scheme).rows[_doc_ids(doc_ids, index.num_docs)]
+    check_instance("index", index, InvertedIndex)
+    doc_ids = check_optional(_check_doc_ids, "doc_ids", doc_ids, index=index)
+    check_str("scheme", scheme)
+    rows = _tfidf_documents(index, scheme).rows
+    return rows if doc_ids is None else rows[doc_ids]
 
 
 def query_vector(index: InvertedIndex, query: str | Sequence[str], *, scheme: str = "ltc.ltc") -> Vector:
@@ -229,8 +220,17 @@ def query_vector(index: InvertedIndex, query: str | Sequence[str], *, scheme: st
     >>> query_vector(toy, "dog dog cat zebra", scheme="nnn.nnc").toarray().round(3)  # (1, 2, 0) / √5
     array([[0.447, 0.894, 0.   ]])
     """
+    check_instance("index", index, InvertedIndex)
+    check_str("scheme", scheme)
     term_ids, weights = query_weights(index, query, scheme)
     return _row(term_ids, weights, index.num_terms)
+
+
+def _check_cosine_scheme(scheme: object) -> None:
+    check_str("scheme", scheme)
+    doc, _ = parse_scheme(scheme)
+    if doc[2] != "c":
+        raise ValueError(f"a cosine needs cosine-normalised documents (a scheme like 'ltc.ltc'), got {scheme!r}")
 
 
 def cosine_scores(index: InvertedIndex, query_vector: object, *,
@@ -245,11 +245,13 @@ def cosine_scores(index: InvertedIndex, query_vector: object, *,
     scores : (N,) float64 and matched : (N,) bool (documents containing a term of
     positive query weight), as :func:`~mmir_lib.ir.scoring.tfidf_scores`.
     """
-    doc, _ = parse_scheme(scheme)
-    if doc[2] != "c":
-        raise ValueError(f"a cosine needs cosine-normalised documents (a scheme like 'ltc.ltc'), got {scheme!r}")
-    q = _query_row(query_vector, index.num_terms)
-    norm = np.sqrt(np.sum(q.data**2))
+    check_instance("index", index, InvertedIndex)
+    q = _check_query_vector("query_vector", query_vector, index)
+    _check_cosine_scheme(scheme)
+    with np.errstate(over="ignore", under="ignore"):
+        norm = np.sqrt(np.sum(q.data**2))
+    if not np.isfinite(norm) or (norm == 0 and q.nnz):  # the squares overflowed or underflowed
+        norm = np.hypot.reduce(q.data)
     if norm == 0:
         return np.zeros(index.num_docs), np.zeros(index.num_docs, dtype=bool)
     columns = _tfidf_documents(index, scheme).columns
@@ -279,7 +281,11 @@ def bm25_document_vectors(index: InvertedIndex, doc_ids: Sequence[int] | None = 
     -------
     scipy.sparse.csr_array of shape (len(doc_ids), V): row d is w(·, d) / ‖w(·, d)‖₂.
     """
-    return _bm25_documents(index, float(k1), float(b), variant).rows[_doc_ids(doc_ids, index.num_docs)]
+    check_instance("index", index, InvertedIndex)
+    doc_ids = check_optional(_check_doc_ids, "doc_ids", doc_ids, index=index)
+    k1, b = _check_bm25(k1, b, variant)
+    rows = _bm25_documents(index, k1, b, variant).rows
+    return rows if doc_ids is None else rows[doc_ids]
 
 
 def bm25_vector_scores(index: InvertedIndex, query_vector: object, *, k1: float = 1.2, b: float = 0.75,
@@ -294,12 +300,15 @@ def bm25_vector_scores(index: InvertedIndex, query_vector: object, *, k1: float 
     scores : (N,) float64 and matched : (N,) bool (documents containing a term of
     positive query weight).
     """
-    q = _query_row(query_vector, index.num_terms)
-    columns = _bm25_documents(index, float(k1), float(b), variant).columns
+    check_instance("index", index, InvertedIndex)
+    q = _check_query_vector("query_vector", query_vector, index)
+    k1, b = _check_bm25(k1, b, variant)
+    columns = _bm25_documents(index, k1, b, variant).columns
     return columns[:, q.indices] @ q.data, _matched(index, q)
 
 
-class VectorSpace(NamedTuple):
+@dataclass(frozen=True)
+class VectorSpace:
     """How a retrieval model turns queries and documents into vectors, and scores.
 
     ``query_vector(index, query)`` -> (1, V); ``document_vectors(index, doc_ids)`` ->
@@ -311,12 +320,16 @@ class VectorSpace(NamedTuple):
     document_vectors: Callable[[InvertedIndex, Sequence[int]], Vector]
     scores: Callable[[InvertedIndex, object], tuple[np.ndarray, np.ndarray]]
 
+    def __post_init__(self) -> None:
+        check_str("name", self.name)
+        check_callable("query_vector", self.query_vector)
+        check_callable("document_vectors", self.document_vectors)
+        check_callable("scores", self.scores)
+
 
 def cosine_space(scheme: str = "ltc.ltc") -> VectorSpace:
     """The tf-idf vector space of a SMART ``scheme`` (documents ``..c``), ranked by the cosine."""
-    doc, _ = parse_scheme(scheme)
-    if doc[2] != "c":
-        raise ValueError(f"a cosine needs cosine-normalised documents (a scheme like 'ltc.ltc'), got {scheme!r}")
+    _check_cosine_scheme(scheme)
     return VectorSpace(f"cosine {scheme}", functools.partial(query_vector, scheme=scheme),
                        functools.partial(document_vectors, scheme=scheme),
                        functools.partial(cosine_scores, scheme=scheme))
@@ -325,6 +338,7 @@ def cosine_space(scheme: str = "ltc.ltc") -> VectorSpace:
 def bm25_space(k1: float = 1.2, b: float = 0.75, variant: str = "seed") -> VectorSpace:
     """BM25 as a vector space: queries are unit-length term counts (``nnc``), documents
     unit-length BM25 weights, and a query vector scores by :func:`bm25_vector_scores`."""
+    _check_bm25(k1, b, variant)
     params = dict(k1=k1, b=b, variant=variant)
     return VectorSpace(f"BM25 k1={k1:g} b={b:g}", functools.partial(query_vector, scheme="nnn.nnc"),
                        functools.partial(bm25_document_vectors, **params),
@@ -341,7 +355,7 @@ def centroid(vectors: object) -> Vector:
     >>> centroid([[1.0, 0.0, 2.0], [0.0, 0.0, 4.0]]).toarray()
     array([[0.5, 0. , 3. ]])
     """
-    rows = _rows(vectors, "vectors")
+    rows = _check_vectors("vectors", vectors)
     n = rows.shape[0]
     if n == 0:
         raise ValueError("the centroid of no vectors is undefined: pass at least one row")
@@ -391,20 +405,19 @@ def rocchio(
     >>> rocchio(q0, [[0.0, 1.0, 0.0]], [[0.0, 0.0, 1.0]], gamma=2.0).toarray()  # -2 clipped to 0
     array([[1.  , 0.75, 0.  ]])
     """
-    alpha, beta, gamma = (_check_weight(v, n) for v, n in ((alpha, "alpha"), (beta, "beta"), (gamma, "gamma")))
-    if expansion_terms is not None:
-        expansion_terms = _check_count(expansion_terms, "expansion_terms", 0)
-    q0 = _rows(query_vector, "query_vector")
+    q0 = _check_vectors("query_vector", query_vector)
     if q0.shape[0] != 1:
         raise ValueError(f"query_vector must be one vector, got {q0.shape[0]} rows")
+    relevant = check_optional(_check_vectors, "relevant_vectors", relevant_vectors, n_terms=q0.shape[1])
+    nonrelevant = check_optional(_check_vectors, "nonrelevant_vectors", nonrelevant_vectors, n_terms=q0.shape[1])
+    alpha = check_number("alpha", alpha, low=0.0)
+    beta = check_number("beta", beta, low=0.0)
+    gamma = check_number("gamma", gamma, low=0.0)
+    expansion_terms = check_optional(check_count, "expansion_terms", expansion_terms)
     n_terms = q0.shape[1]
     modified = alpha * q0
-    for vectors, weight, name in ((relevant_vectors, beta, "relevant_vectors"),
-                                  (nonrelevant_vectors, -gamma, "nonrelevant_vectors")):
-        if vectors is None:
-            continue
-        rows = _rows(vectors, name, n_terms)
-        if rows.shape[0] > 0 and weight != 0:
+    for rows, weight in ((relevant, beta), (nonrelevant, -gamma)):
+        if rows is not None and rows.shape[0] > 0 and weight != 0:
             modified = modified + weight * centroid(rows)
     modified = scipy.sparse.csr_array(modified)
     modified.data = np.maximum(modified.data, 0.0)  # negative weights are dropped (Notes)
@@ -438,7 +451,7 @@ def rocchio_scores(
     ----------
     index : InvertedIndex
     query : str or sequence of str terms
-    relevant, nonrelevant : sequences of document numbers (disjoint)
+    relevant, nonrelevant : sequences of document numbers (disjoint; nonrelevant may be None: none)
     alpha, beta, gamma, expansion_terms : as in :func:`rocchio`
     space : VectorSpace, optional
         Default :func:`cosine_space` (``ltc.ltc``): Rocchio's classic setting.
@@ -448,9 +461,12 @@ def rocchio_scores(
     scores : (N,) float64 and matched : (N,) bool, as the space's scorer returns them.
     Documents used as feedback are *not* removed: see :func:`residual_collection`.
     """
+    check_instance("index", index, InvertedIndex)
+    relevant = _check_doc_ids("relevant", relevant, index)
+    nonrelevant = check_optional(_check_doc_ids, "nonrelevant", nonrelevant, index=index)
+    space = check_optional(_check_space, "space", space)
+    nonrelevant = np.empty(0, dtype=np.int64) if nonrelevant is None else nonrelevant
     space = cosine_space() if space is None else space
-    relevant = _doc_ids(relevant, index.num_docs, "relevant")
-    nonrelevant = _doc_ids(nonrelevant, index.num_docs, "nonrelevant")
     both = np.intersect1d(relevant, nonrelevant)
     if len(both):
         raise ValueError(f"documents {both[:5].tolist()} are both relevant and non-relevant")
@@ -463,6 +479,7 @@ def rocchio_scores(
 def rocchio_search(index: InvertedIndex, query: str | Sequence[str], relevant: Sequence[int],
                    nonrelevant: Sequence[int] = (), k: int = 10, **params) -> tuple[np.ndarray, np.ndarray]:
     """The top ``k`` documents under :func:`rocchio_scores` (keyword ``params`` as there)."""
+    k = check_count("k", k, low=1)
     scores, matched = rocchio_scores(index, query, relevant, nonrelevant, **params)
     return top_k(scores, k, matched)
 
@@ -508,8 +525,12 @@ def prf_query(
     -------
     PRFQuery(original, expanded, feedback)
     """
-    m = _check_count(m, "m", 1)
-    expansion_terms = _check_count(expansion_terms, "expansion_terms", 0)
+    check_instance("index", index, InvertedIndex)
+    m = check_count("m", m, low=1)
+    expansion_terms = check_count("expansion_terms", expansion_terms)
+    alpha = check_number("alpha", alpha, low=0.0)
+    beta = check_number("beta", beta, low=0.0)
+    space = check_optional(_check_space, "space", space)
     space = bm25_space() if space is None else space
     original = space.query_vector(index, query)
     scores, matched = space.scores(index, original)
@@ -526,13 +547,15 @@ def prf_scores(index: InvertedIndex, query: str | Sequence[str], m: int = 10, ex
 
     With β = 0 the ranking is the first pass's (q_m = α q₀ scales every score by α).
     """
+    expanded = prf_query(index, query, m, expansion_terms, **params).expanded
     space = params.get("space") or bm25_space()
-    return space.scores(index, prf_query(index, query, m, expansion_terms, **params).expanded)
+    return space.scores(index, expanded)
 
 
 def prf_search(index: InvertedIndex, query: str | Sequence[str], m: int = 10, expansion_terms: int = 20,
                k: int = 10, **params) -> tuple[np.ndarray, np.ndarray]:
     """The top ``k`` documents under :func:`prf_scores`."""
+    k = check_count("k", k, low=1)
     scores, matched = prf_scores(index, query, m, expansion_terms, **params)
     return top_k(scores, k, matched)
 
@@ -548,8 +571,9 @@ def added_terms(index: InvertedIndex, original: object, expanded: object) -> lis
     >>> added_terms(toy, [1.0, 0.0, 0.0], [1.2, 0.5, 0.5])
     [('dog', 0.5), ('sat', 0.5)]
     """
-    q0 = _query_row(original, index.num_terms, "original")
-    qm = _query_row(expanded, index.num_terms, "expanded")
+    check_instance("index", index, InvertedIndex)
+    q0 = _check_query_vector("original", original, index)
+    qm = _check_query_vector("expanded", expanded, index)
     new = ~np.isin(qm.indices, q0.indices[q0.data != 0]) & (qm.data != 0)
     ids, weights = qm.indices[new], qm.data[new]
     order = np.lexsort((ids, -weights))  # the dictionary is sorted: term id order is alphabetical
@@ -592,10 +616,10 @@ def related_terms(index: InvertedIndex, term: str, k: int = 10, *, min_cooccurre
     >>> [(r.term, round(r.pmi, 3), r.cooccurrences) for r in related_terms(toy, "dog", min_cooccurrence=1)]
     [('bone', 0.511, 2), ('cat', -0.588, 1)]
     """
-    if not isinstance(term, str):
-        raise TypeError(f"term must be a str, got {type(term).__name__}")
-    k = _check_count(k, "k", 1)
-    min_cooccurrence = _check_count(min_cooccurrence, "min_cooccurrence", 1)
+    check_instance("index", index, InvertedIndex)
+    check_str("term", term)
+    k = check_count("k", k, low=1)
+    min_cooccurrence = check_count("min_cooccurrence", min_cooccurrence, low=1)
     t = index.term_id(term)
     if t is None:
         raise ValueError(f"term {term!r} is not in the dictionary (analyse words first, e.g. index.analyze)")
@@ -635,8 +659,11 @@ def cooccurrence_expansion(
     -------
     scipy.sparse.csr_array (1, V), to score with ``space.scores``.
     """
-    per_term = _check_count(per_term, "per_term", 1)
-    weight = _check_weight(weight, "weight")
+    check_instance("index", index, InvertedIndex)
+    per_term = check_count("per_term", per_term, low=1)
+    weight = check_number("weight", weight, low=0.0)
+    min_cooccurrence = check_count("min_cooccurrence", min_cooccurrence, low=1)
+    space = check_optional(_check_space, "space", space)
     space = bm25_space() if space is None else space
     q0 = space.query_vector(index, query)
     expanded = q0.toarray()[0]
@@ -649,6 +676,14 @@ def cooccurrence_expansion(
 
 
 # ---- evaluating feedback fairly ---------------------------------------------------------
+
+def _check_seen(seen: object) -> None:
+    """{qid: the docnos the user has seen}."""
+    check_mapping("seen", seen)
+    for qid, docnos in seen.items():
+        if isinstance(docnos, (str, bytes, Mapping)) or not isinstance(docnos, Iterable):
+            raise TypeError(f"seen[{qid!r}] must be a collection of docnos, got {describe(docnos)}")
+
 
 def residual_collection(
     run: Mapping[str, Mapping[str, float]],
@@ -682,9 +717,9 @@ def residual_collection(
     >>> residual_collection(run, qrels, {"q": ["a"], "r": ["a"]})
     ({'q': {'b': 2.0, 'c': 1.0}}, {'q': {'c': 2}})
     """
-    for what, value in (("run", run), ("qrels", qrels), ("seen", seen)):
-        if not isinstance(value, Mapping):
-            raise TypeError(f"{what} must be a mapping {{qid: ...}}, got {type(value).__name__}")
+    check_run("run", run)
+    check_qrels("qrels", qrels)
+    _check_seen(seen)
     removed = {qid: set(docnos) for qid, docnos in seen.items()}
     new_run = {qid: {d: s for d, s in docs.items() if d not in removed.get(qid, ())} for qid, docs in run.items()}
     new_qrels = {}

@@ -67,6 +67,7 @@ _OPT = {"none"}  # an optional argument: None is legal
 _HUGE = {"huge_int", "huge_float"}
 # a query is analysed: words outside the dictionary (or no terms at all) match nothing
 _QUERY = {"query": {"str", "empty_list"}}
+_WEIGHT = {"zero"} | _HUGE  # a feedback weight: 0 drops its term, a huge one dominates
 _RANKED = {"ranking": {"empty_list"}, "judgements": {"dict"}}  # nothing retrieved; {"a": 1} judges a
 # a str destination is a file name: fuzzing it would write files named after the bad values
 # (tests/ir/test_trec.py checks that non-path, non-file destinations are refused)
@@ -148,7 +149,7 @@ CASES = [
     # ---- feedback ------------------------------------------------------------------------------
     Case(feedback.document_vectors, dict(index=INDEX, doc_ids=[0, 2], scheme="ltc.ltc"),
          accepts={"doc_ids": _OPT | {"empty_list"}}),
-    Case(feedback.query_vector, dict(index=INDEX, query="cat mat", scheme="ltc.ltc")),
+    Case(feedback.query_vector, dict(index=INDEX, query="cat mat", scheme="ltc.ltc"), accepts=_QUERY),
     Case(feedback.cosine_scores, dict(index=INDEX, query_vector=feedback.query_vector(INDEX, "cat"),
                                       scheme="ltc.ltc")),
     Case(feedback.bm25_document_vectors, dict(index=INDEX, doc_ids=[0, 2], k1=1.2, b=0.75, variant="seed"),
@@ -158,32 +159,38 @@ CASES = [
          accepts={"k1": {"zero"}, "b": {"zero"}}),
     Case(feedback.cosine_space, dict(scheme="ltc.ltc")),
     Case(feedback.bm25_space, dict(k1=1.2, b=0.75, variant="seed"), accepts={"k1": {"zero"}, "b": {"zero"}}),
-    Case(feedback.centroid, dict(vectors=[[1.0, 0.0], [0.0, 1.0]])),
+    Case(feedback.VectorSpace, dict(name="cosine", query_vector=feedback.query_vector,  # any name will do
+                                    document_vectors=feedback.document_vectors, scores=feedback.cosine_scores),
+         accepts={"name": {"str"}}),
+    # a (2, 3) matrix is two vectors of three terms; Rocchio's weights may be 0 or huge (the
+    # result scales; the cosine's norm is computed without overflow)
+    Case(feedback.centroid, dict(vectors=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]), accepts={"vectors": {"matrix"}}),
     Case(feedback.rocchio, dict(query_vector=[1.0, 0.0, 0.0], relevant_vectors=[[0.5, 0.5, 0.0]],
                                 nonrelevant_vectors=[[0.0, 0.0, 1.0]], alpha=1.0, beta=0.75, gamma=0.15,
                                 expansion_terms=2),
-         accepts={"nonrelevant_vectors": _OPT | {"empty_list"}, "relevant_vectors": {"empty_list"},
-                  "alpha": {"zero"}, "beta": {"zero"}, "gamma": {"zero"}, "expansion_terms": _OPT | {"zero"}}),
+         accepts={"nonrelevant_vectors": _OPT | {"empty_list", "matrix"},
+                  "relevant_vectors": _OPT | {"empty_list", "matrix"}, "alpha": _WEIGHT, "beta": _WEIGHT,
+                  "gamma": _WEIGHT, "expansion_terms": _OPT | {"zero"}}),
     Case(feedback.rocchio_scores, dict(index=INDEX, query="cat", relevant=[0, 4], nonrelevant=[3], alpha=1.0,
                                        beta=0.75, gamma=0.15, expansion_terms=3, space=feedback.cosine_space()),
-         accepts={"nonrelevant": {"empty_list"}, "relevant": {"empty_list"}, "alpha": {"zero"}, "beta": {"zero"},
-                  "gamma": {"zero"}, "expansion_terms": _OPT | {"zero"}, "space": _OPT}),
+         accepts={"nonrelevant": _OPT | {"empty_list"}, "relevant": {"empty_list"}, "alpha": _WEIGHT,
+                  "beta": _WEIGHT, "gamma": _WEIGHT, "expansion_terms": _OPT | {"zero"}, "space": _OPT, **_QUERY}),
     Case(feedback.rocchio_search, dict(index=INDEX, query="cat", relevant=[0, 4], nonrelevant=[3], k=3,
                                        alpha=1.0),
-         accepts={"nonrelevant": {"empty_list"}, "relevant": {"empty_list"}, "alpha": {"zero"}}),
+         accepts={"nonrelevant": _OPT | {"empty_list"}, "relevant": {"empty_list"}, "alpha": _WEIGHT, **_QUERY}),
     Case(feedback.prf_query, dict(index=INDEX, query="cat", m=2, expansion_terms=3, alpha=1.0, beta=0.75,
                                   space=feedback.bm25_space()),
-         accepts={"expansion_terms": {"zero"}, "alpha": {"zero"}, "beta": {"zero"}, "space": _OPT}),
+         accepts={"expansion_terms": {"zero"}, "alpha": _WEIGHT, "beta": _WEIGHT, "space": _OPT, **_QUERY}),
     Case(feedback.prf_scores, dict(index=INDEX, query="cat", m=2, expansion_terms=3, beta=0.75),
-         accepts={"expansion_terms": {"zero"}, "beta": {"zero"}}),
+         accepts={"expansion_terms": {"zero"}, "beta": _WEIGHT, **_QUERY}),
     Case(feedback.prf_search, dict(index=INDEX, query="cat", m=2, expansion_terms=3, k=3, alpha=1.0),
-         accepts={"expansion_terms": {"zero"}, "alpha": {"zero"}}),
+         accepts={"expansion_terms": {"zero"}, "alpha": _WEIGHT, **_QUERY}),
     Case(feedback.added_terms, dict(index=INDEX, original=feedback.query_vector(INDEX, "cat"),
                                     expanded=feedback.query_vector(INDEX, "cat dog"))),
     Case(feedback.related_terms, dict(index=INDEX, term="cat", k=2, min_cooccurrence=1)),
     Case(feedback.cooccurrence_expansion, dict(index=INDEX, query="cat", per_term=2, weight=0.3, min_cooccurrence=1,
                                                space=feedback.bm25_space()),
-         accepts={"weight": {"zero"}, "space": _OPT}),
+         accepts={"weight": _WEIGHT, "space": _OPT, **_QUERY}),
     Case(feedback.residual_collection, dict(run=RUN, qrels=QRELS, seen={"q1": ["d0"]}),
          accepts={"run": {"empty_list"}, "qrels": {"empty_list"}, "seen": {"empty_list"}}),
     # ---- links ---------------------------------------------------------------------------------
@@ -274,6 +281,7 @@ CASES = [
 _RESULT = "a plain record of results that the library builds and returns; it has no checks of its own"
 EXEMPT = {f"mmir_lib.ir.{name}": _RESULT for name in (
     "evaluation.PRCurve", "evaluation.PairedTest", "evaluation.RBP", "probabilistic.TermWeight",
+    "feedback.PRFQuery", "feedback.RelatedTerm",
 )}
 EXEMPT.update({f"mmir_lib.ir.collection.{name}": "builds the runs over all 29,902 speeches (minutes for the "
                                                  "fuzz); its one argument, depth, is checked first (check_count), "
