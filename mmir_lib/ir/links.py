@@ -34,12 +34,13 @@ small graphs and teaching only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from numbers import Real
 
 import numpy as np
 import scipy.sparse
+
+from ..validation import check_array, check_count, check_number, check_probability, check_str, check_str_list, describe
 
 __all__ = [
     "LinkGraph",
@@ -78,20 +79,27 @@ def adjacency_matrix(sources, targets, num_nodes: int) -> scipy.sparse.csr_array
            [0., 0., 1.],
            [0., 0., 0.]])
     """
-    if isinstance(num_nodes, bool) or not isinstance(num_nodes, (int, np.integer)) or num_nodes < 1:
-        raise ValueError(f"num_nodes must be an int >= 1, got {num_nodes!r}")
-    sources = np.asarray(sources, dtype=np.int64).ravel()
-    targets = np.asarray(targets, dtype=np.int64).ravel()
+    num_nodes = check_count("num_nodes", num_nodes, low=1)
+    sources = check_array("sources", sources, kind="int", ndim=1, low=0, high=num_nodes - 1)
+    targets = check_array("targets", targets, kind="int", ndim=1, low=0, high=num_nodes - 1)
     if len(sources) != len(targets):
         raise ValueError(f"sources and targets must have the same length, got {len(sources)} and {len(targets)}")
-    for name, ids in (("sources", sources), ("targets", targets)):
-        if len(ids) and (ids.min() < 0 or ids.max() >= num_nodes):
-            raise ValueError(f"{name} must be page numbers in range({num_nodes})")
     adjacency = scipy.sparse.coo_array(
         (np.ones(len(sources)), (sources, targets)), shape=(num_nodes, num_nodes)
     ).tocsr()  # duplicates are summed here...
     adjacency.data[:] = 1.0  # ...and set back to one link
     return adjacency
+
+
+def _check_links(links: object) -> list[tuple[str, str]]:
+    """(source title, target title) pairs, as a list."""
+    if isinstance(links, (str, bytes, Mapping)) or not isinstance(links, Iterable):
+        raise TypeError(f"links must be an iterable of (source, target) title pairs, got {describe(links)}")
+    links = list(links)
+    for i, link in enumerate(links):
+        if not isinstance(link, tuple | list) or len(link) != 2 or not all(isinstance(t, str) for t in link):
+            raise TypeError(f"links[{i}] must be a (source, target) pair of str titles, got {describe(link)}")
+    return links
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,6 +119,16 @@ class LinkGraph:
     titles: np.ndarray
     adjacency: scipy.sparse.csr_array
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.titles, np.ndarray) or self.titles.ndim != 1:
+            raise TypeError(f"titles must be a 1-D numpy array of str, got {describe(self.titles)}")
+        titles = check_str_list("titles", self.titles.tolist())
+        if len(set(titles)) != len(titles):
+            raise ValueError("titles must be distinct: two pages have the same title")
+        if not scipy.sparse.issparse(self.adjacency) or self.adjacency.shape != (len(titles), len(titles)):
+            raise ValueError(f"adjacency must be a sparse ({len(titles)}, {len(titles)}) matrix, one row per "
+                             f"title, got {describe(self.adjacency)}")
+
     @classmethod
     def from_links(cls, links: Iterable[tuple[str, str]], pages: Iterable[str] = ()) -> "LinkGraph":
         """Build the graph of ``(source, target)`` title pairs.
@@ -118,6 +136,8 @@ class LinkGraph:
         Pages are numbered in order of first appearance: first those in ``pages``
         (useful for pages without any link), then new titles met in ``links``.
         """
+        links = _check_links(links)
+        pages = check_str_list("pages", pages)
         number: dict[str, int] = {}
         for title in pages:
             number.setdefault(title, len(number))
@@ -156,10 +176,11 @@ class LinkGraph:
         return self.out_degree == 0
 
     def page(self, title: str) -> int:
-        """The number of the page called ``title`` (KeyError if there is none)."""
+        """The number of the page called ``title`` (ValueError if there is none)."""
+        check_str("title", title, allow_empty=True)
         hits = np.flatnonzero(self.titles == title)
         if len(hits) == 0:
-            raise KeyError(f"no page called {title!r} in the graph")
+            raise ValueError(f"title: no page called {title!r} in the graph")
         return int(hits[0])
 
 
@@ -168,10 +189,7 @@ def _check_adjacency(adjacency) -> scipy.sparse.csr_array:
     if scipy.sparse.issparse(adjacency):
         matrix = scipy.sparse.csr_array(adjacency, dtype=np.float64)
     else:
-        dense = np.asarray(adjacency, dtype=np.float64)
-        if dense.ndim != 2:
-            raise ValueError(f"adjacency must be a 2-D matrix, got shape {dense.shape}")
-        matrix = scipy.sparse.csr_array(dense)
+        matrix = scipy.sparse.csr_array(check_array("adjacency", adjacency, ndim=2))
     rows, columns = matrix.shape
     if rows != columns:
         raise ValueError(f"adjacency must be square (n×n), got shape {matrix.shape}")
@@ -183,12 +201,6 @@ def _check_adjacency(adjacency) -> scipy.sparse.csr_array:
         raise ValueError("adjacency must not have negative weights: a link weight is >= 0")
     matrix.eliminate_zeros()
     return matrix
-
-
-def _check_teleport(teleport) -> float:
-    if isinstance(teleport, bool) or not isinstance(teleport, Real) or not 0.0 <= teleport <= 1.0:
-        raise ValueError(f"teleport must be a probability in [0, 1], got {teleport!r}")
-    return float(teleport)
 
 
 def transition_matrix(adjacency) -> scipy.sparse.csr_array:
@@ -234,8 +246,9 @@ def google_matrix(adjacency, teleport: float = 0.15) -> np.ndarray:
     array([[0.1, 0.5],
            [0.9, 0.5]])
     """
-    teleport = _check_teleport(teleport)
-    m = transition_matrix(adjacency)
+    a = _check_adjacency(adjacency)
+    teleport = check_probability("teleport", teleport)
+    m = transition_matrix(a)
     n = m.shape[0]
     if n > GOOGLE_MATRIX_MAX_NODES:
         raise ValueError(f"google_matrix is dense (n² numbers) and limited to {GOOGLE_MATRIX_MAX_NODES} pages, "
@@ -282,7 +295,7 @@ def pagerank(adjacency, teleport: float = 0.15, *, tol: float = 1e-12, max_iter:
         λ in [0, 1], the probability of a random jump at each step (0.15 is the
         classic choice: the surfer follows about 1/λ − 1 ≈ 5.7 links between jumps).
     tol : float
-        Stop when the L1 change of one step is below ``tol`` (> 0). (networkx's
+        Stop when the L1 change of one step is below ``tol``, in (0, 1]. (networkx's
         ``tol`` is per page: it stops when the L1 change is below n · tol.)
     max_iter : int
         RuntimeError if the iteration has not converged after this many steps
@@ -308,12 +321,11 @@ def pagerank(adjacency, teleport: float = 0.15, *, tol: float = 1e-12, max_iter:
     >>> result.scores.round(3), round(float(result.scores.sum()), 12)
     (array([0.198, 0.282, 0.521]), 1.0)
     """
-    teleport = _check_teleport(teleport)
-    if not isinstance(tol, Real) or not tol > 0:
-        raise ValueError(f"tol must be a number > 0, got {tol!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise ValueError(f"max_iter must be an int >= 1, got {max_iter!r}")
-    m = transition_matrix(adjacency)
+    a = _check_adjacency(adjacency)
+    teleport = check_probability("teleport", teleport)
+    tol = check_number("tol", tol, low=0.0, low_open=True, high=1.0)
+    max_iter = check_count("max_iter", max_iter, low=1)
+    m = transition_matrix(a)
     n = m.shape[0]
     dead_ends = np.asarray(m.sum(axis=0)).ravel() == 0
     x = np.full(n, 1.0 / n)

@@ -64,7 +64,7 @@ def test_link_graph_names_pages():
     g = LinkGraph.from_links([("b", "c"), ("c", "b"), ("b", "c")], pages=["a"])
     assert g.titles.tolist() == ["a", "b", "c"] and g.num_edges == 2
     assert g.dead_ends.tolist() == [True, False, False] and g.page("c") == 2
-    with pytest.raises(KeyError, match="no page called 'z'"):
+    with pytest.raises(ValueError, match="title: no page called 'z'"):
         g.page("z")
     with pytest.raises(ValueError, match="empty"):
         LinkGraph.from_links([])
@@ -153,7 +153,7 @@ def test_residuals_shrink_at_least_by_one_minus_teleport(adjacency, teleport):
 @pytest.mark.parametrize("adjacency, message", [
     (np.zeros((0, 0)), "empty"),
     (np.zeros((2, 3)), "square"),
-    (np.zeros(4), "2-D"),
+    (np.zeros(4), "2-dimensional"),
     (np.array([[0, -1.0], [1, 0]]), "negative"),
     (np.array([[0, np.nan], [1, 0]]), "finite"),
 ])
@@ -162,25 +162,27 @@ def test_bad_adjacency(adjacency, message):
         pagerank(adjacency)
 
 
-@pytest.mark.parametrize("teleport", [-0.1, 1.5, float("nan"), True, "0.15"])
-def test_teleport_must_be_a_probability(teleport):
-    with pytest.raises(ValueError, match="teleport must be a probability"):
+@pytest.mark.parametrize("teleport, error", [(-0.1, ValueError), (1.5, ValueError), (float("nan"), ValueError),
+                                             (True, TypeError), ("0.15", TypeError)])
+def test_teleport_must_be_a_probability(teleport, error):
+    with pytest.raises(error, match="teleport must be"):
         pagerank([[0, 1], [1, 0]], teleport=teleport)
-    with pytest.raises(ValueError, match="teleport must be a probability"):
+    with pytest.raises(error, match="teleport must be"):
         google_matrix([[0, 1], [1, 0]], teleport=teleport)
 
 
-@pytest.mark.parametrize("kwargs, message", [(dict(tol=0), "tol"), (dict(max_iter=0), "max_iter"),
-                                             (dict(max_iter=2.5), "max_iter")])
-def test_bad_iteration_settings(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(tol=0), ValueError, "tol must be > 0"), (dict(tol=3.0), ValueError, "tol must be <= 1"),
+    (dict(max_iter=0), ValueError, "max_iter"), (dict(max_iter=2.5), TypeError, "max_iter must be an int")])
+def test_bad_iteration_settings(kwargs, error, message):
+    with pytest.raises(error, match=message):
         pagerank([[0, 1], [1, 0]], **kwargs)
 
 
 @pytest.mark.parametrize("args, message", [
     (([0], [1, 2], 3), "same length"),
-    (([0, 3], [1, 2], 3), "sources must be page numbers"),
-    (([0], [-1], 3), "targets must be page numbers"),
+    (([0, 3], [1, 2], 3), "sources must hold values <= 2"),
+    (([0], [-1], 3), "targets must hold values >= 0"),
     (([], [], 0), "num_nodes"),
 ])
 def test_bad_link_lists(args, message):
@@ -192,3 +194,20 @@ def test_google_matrix_refuses_large_graphs():
     n = GOOGLE_MATRIX_MAX_NODES + 1
     with pytest.raises(ValueError, match="use pagerank"):
         google_matrix(scipy.sparse.csr_array((n, n)))
+
+
+@pytest.mark.parametrize("links, pages, error, message", [
+    ([("a", 1)], (), TypeError, r"links\[0\] must be a \(source, target\) pair of str titles"),
+    ("ab", (), TypeError, "links must be an iterable of"),
+    ([("a", "b")], "ab", TypeError, "pages must be a list of str"),
+])
+def test_from_links_checks_its_titles(links, pages, error, message):
+    with pytest.raises(error, match=message):
+        LinkGraph.from_links(links, pages)
+
+
+def test_link_graph_checks_titles_against_adjacency():
+    with pytest.raises(ValueError, match="titles must be distinct"):
+        LinkGraph(np.array(["a", "a"], dtype=object), adjacency_matrix([0], [1], 2))
+    with pytest.raises(ValueError, match=r"adjacency must be a sparse \(3, 3\) matrix"):
+        LinkGraph(np.array(["a", "b", "c"], dtype=object), adjacency_matrix([0], [1], 2))
