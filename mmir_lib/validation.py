@@ -212,8 +212,8 @@ def check_same_length(**named: Sequence) -> int:
 
 
 def check_str_list(name: str, value: object, *, nonempty: bool = False) -> list[str]:
-    """A list (or other iterable, not a str) of str; returned as a list."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+    """A list (or other iterable, not a str nor a mapping) of str; returned as a list."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         raise TypeError(f"{name} must be a list of str, got {describe(value)}")
     items = list(value)
     for i, item in enumerate(items):
