@@ -37,13 +37,15 @@ import heapq
 import re
 import urllib.parse
 import urllib.robotparser
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 import scipy.sparse
 
+from ..validation import (check_callable, check_count, check_instance, check_mapping, check_number, check_optional,
+                          check_str, check_str_list, describe)
 from .text import tokenize
 
 __all__ = [
@@ -119,17 +121,16 @@ def canonical_url(url: str) -> str:
     ...     "https://en.wikipedia.org/wiki/Aristotélēs")
     True
     """
-    if not isinstance(url, str):
-        raise TypeError(f"url must be a str, got {type(url).__name__}")
+    check_str("url", url)
     parts = urllib.parse.urlsplit(url.strip())
     scheme = parts.scheme.lower()
     if scheme not in _DEFAULT_PORTS or not parts.hostname:
-        raise ValueError(f"expected an absolute http(s) URL, got {url!r}")
+        raise ValueError(f"url must be an absolute http(s) URL, got {url!r}")
     host = parts.hostname  # already lower-cased by urlsplit
     try:
         port = parts.port
     except ValueError:
-        raise ValueError(f"bad port in URL {url!r}") from None
+        raise ValueError(f"url has a bad port: {url!r}") from None
     netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
     path = _remove_dot_segments(_normalize_percent(parts.path) or "/")
     query = _normalize_percent(parts.query)
@@ -171,6 +172,13 @@ class UrlFilter:
     rejected: collections.Counter = field(default_factory=collections.Counter)
 
     def __post_init__(self) -> None:
+        check_mapping("robots", self.robots)
+        for host, text in self.robots.items():
+            check_str("robots: host", host)
+            check_str(f"robots[{host!r}]", text, allow_empty=True)
+        if self.hosts is not None:
+            self.hosts = set(check_str_list("hosts", self.hosts))
+        check_str("user_agent", self.user_agent)
         self._parsers = {}
         for host, text in self.robots.items():
             parser = urllib.robotparser.RobotFileParser()
@@ -180,6 +188,7 @@ class UrlFilter:
     def canonical(self, url: str) -> str | None:
         """:func:`canonical_url`, or None (counted as "not http(s)") for a URL a
         crawler cannot fetch, such as ``mailto:`` or a malformed address."""
+        check_str("url", url, allow_empty=True)
         try:
             return canonical_url(url)
         except (TypeError, ValueError):
@@ -189,6 +198,7 @@ class UrlFilter:
     def admit(self, url: str) -> str | None:
         """The canonical form of ``url`` if it may be crawled and was not seen before
         (it is then marked as seen), else None."""
+        check_str("url", url, allow_empty=True)
         url = self.canonical(url)
         if url is None:
             return None
@@ -215,6 +225,7 @@ class FifoFrontier:
         self._queue: collections.deque[str] = collections.deque()
 
     def push(self, url: str) -> None:
+        check_str("url", url)
         self._queue.append(url)
 
     def pop(self) -> str:
@@ -255,11 +266,13 @@ class BacklinkFrontier:
         self._order += 1
 
     def push(self, url: str) -> None:
+        check_str("url", url)
         self._queued.add(url)
         self._enqueue(url)
 
     def saw_link(self, url: str) -> None:
         """Count one more link to ``url``, raising its priority if it is queued."""
+        check_str("url", url)
         self._backlinks[url] += 1
         if url in self._queued:
             self._enqueue(url)
@@ -316,10 +329,8 @@ def shingles(tokens: Sequence[str], w: int = 4) -> np.ndarray:
     >>> bool(np.array_equal(a, shingles("is a rose is a rose".split(), w=4)))
     True
     """
-    if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 1:
-        raise ValueError(f"shingle width w must be an int >= 1, got {w!r}")
-    if not all(isinstance(t, str) for t in tokens):
-        raise TypeError("tokens must be a sequence of str")
+    tokens = tokens if isinstance(tokens, str) else check_str_list("tokens", tokens)
+    w = check_count("w", w, low=1)
     hashes = np.array([_token_hash(t) for t in tokens], dtype=np.uint64)
     if len(hashes) == 0:
         return np.empty(0, dtype=np.uint64)
@@ -328,6 +339,31 @@ def shingles(tokens: Sequence[str], w: int = 4) -> np.ndarray:
     for j in range(width):  # ids = Σ_j hash(token_{i+j}) · m^(width−1−j)  (mod 2^64)
         ids = ids * _SHINGLE_MULTIPLIER + hashes[j : j + len(ids)]
     return np.unique(ids)
+
+
+def _check_ids(name: str, ids: object) -> np.ndarray:
+    """A non-empty 1-D array of integer ids (any integer dtype: shingle ids are uint64)."""
+    if isinstance(ids, (str, bytes, Mapping)) or ids is None:
+        raise TypeError(f"{name} must be a 1-D array of integer ids, got {describe(ids)}")
+    try:
+        array = np.asarray(ids)
+    except ValueError:  # ragged
+        raise TypeError(f"{name} must be a 1-D array of integer ids, got {describe(ids)}") from None
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integer ids, got dtype {array.dtype}")
+    return array
+
+
+def _check_id_sets(sets: object) -> list[np.ndarray]:
+    """At least one set of ids, none empty, each as a sorted unique array."""
+    if isinstance(sets, (str, bytes, Mapping, np.ndarray)) or not isinstance(sets, Iterable):
+        raise TypeError(f"sets must be a list of arrays of shingle ids, got {describe(sets)}")
+    sets = [np.unique(_check_ids(f"sets[{i}]", s)) for i, s in enumerate(sets)]
+    if not sets:
+        raise ValueError("sets must not be empty: jaccard_matrix needs at least one set")
+    return sets
 
 
 def jaccard_matrix(sets: Sequence[np.ndarray]) -> np.ndarray:
@@ -344,9 +380,7 @@ def jaccard_matrix(sets: Sequence[np.ndarray]) -> np.ndarray:
            [0.5, 1. , 0. ],
            [0. , 0. , 1. ]])
     """
-    sets = [np.unique(np.asarray(s)) for s in sets]
-    if not sets or any(len(s) == 0 for s in sets):
-        raise ValueError("jaccard_matrix needs at least one set, and no empty set")
+    sets = _check_id_sets(sets)
     _, columns = np.unique(np.concatenate(sets), return_inverse=True)
     rows = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
     x = scipy.sparse.csr_array((np.ones(len(rows)), (rows, columns)))
@@ -383,10 +417,12 @@ class MinHasher:
 
     #: The prime modulus p = 2³¹ − 1: a_i x + b_i < 2⁶², so products fit in int64.
     PRIME = _MERSENNE_31
+    #: The most hash functions (a signature of 10⁶ int64 is 8 MB per page).
+    MAX_PERM = 1_000_000
 
     def __init__(self, num_perm: int = 128, seed: int = 0) -> None:
-        if isinstance(num_perm, bool) or not isinstance(num_perm, (int, np.integer)) or num_perm < 1:
-            raise ValueError(f"num_perm must be an int >= 1, got {num_perm!r}")
+        num_perm = check_count("num_perm", num_perm, low=1, high=self.MAX_PERM)
+        seed = check_count("seed", seed)
         rng = np.random.default_rng(seed)
         self.num_perm = int(num_perm)
         self.a = rng.integers(1, self.PRIME, size=num_perm, dtype=np.int64)
@@ -399,9 +435,8 @@ class MinHasher:
         array), and the running minimum kept, so memory stays bounded for long
         documents. Raises ValueError for an empty set (there is no minimum).
         """
-        x = np.asarray(shingle_ids)
-        if x.ndim != 1 or len(x) == 0:
-            raise ValueError("a MinHash signature needs a non-empty 1-D array of shingle ids")
+        x = _check_ids("shingle_ids", shingle_ids)
+        chunk = check_count("chunk", chunk, low=1)
         x = (x.astype(np.uint64) % np.uint64(self.PRIME)).astype(np.int64)  # ids into [0, p)
         signature = np.full(self.num_perm, self.PRIME, dtype=np.int64)
         for start in range(0, len(x), chunk):
@@ -413,9 +448,11 @@ class MinHasher:
 
 def estimate_jaccard(signature_a: np.ndarray, signature_b: np.ndarray) -> float:
     """The fraction of positions where two MinHash signatures agree: an estimate of J."""
-    signature_a, signature_b = np.asarray(signature_a), np.asarray(signature_b)
-    if signature_a.shape != signature_b.shape or signature_a.ndim != 1:
-        raise ValueError(f"signatures must be 1-D of equal length, got {signature_a.shape} and {signature_b.shape}")
+    signature_a = _check_ids("signature_a", signature_a)
+    signature_b = _check_ids("signature_b", signature_b)
+    if signature_a.shape != signature_b.shape:
+        raise ValueError(f"signature_a and signature_b must have the same length, got {len(signature_a)} "
+                         f"and {len(signature_b)}")
     return float(np.mean(signature_a == signature_b))
 
 
@@ -429,16 +466,19 @@ class NearDuplicateDetector:
     """
 
     def __init__(self, hasher: MinHasher | None = None, threshold: float = 0.8, w: int = 4) -> None:
-        if not 0 < threshold <= 1:
-            raise ValueError(f"threshold must lie in (0, 1], got {threshold!r}")
+        check_optional(check_instance, "hasher", hasher, kind=MinHasher)
+        threshold = check_number("threshold", threshold, low=0.0, low_open=True, high=1.0)
+        w = check_count("w", w, low=1)
         self.hasher = hasher or MinHasher()
-        self.threshold = float(threshold)
+        self.threshold = threshold
         self.w = w
         self.keys: list[str] = []
         self._signatures: list[np.ndarray] = []
 
     def check(self, key: str, text: str) -> str | None:
         """The key of an earlier near duplicate of ``text``, or None (``text`` is then stored)."""
+        check_str("key", key, allow_empty=True)
+        check_str("text", text, allow_empty=True)
         ids = shingles(tokenize(text), self.w)
         if len(ids) == 0:
             return None  # nothing to compare: an empty page duplicates nothing
@@ -463,6 +503,11 @@ class Response:
     text: str = ""
     links: tuple[str, ...] = ()
     location: str | None = None
+
+    def __post_init__(self) -> None:
+        check_str("text", self.text, allow_empty=True)
+        check_str_list("links", self.links)
+        check_optional(check_str, "location", self.location)
 
 
 @dataclass
@@ -525,8 +570,12 @@ def crawl(
     -------
     CrawlLog
     """
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-        raise ValueError(f"budget must be an int >= 1, got {budget!r}")
+    seeds = check_str_list("seeds", seeds)
+    check_callable("fetch", fetch)
+    budget = check_count("budget", budget, low=1)
+    check_optional(check_instance, "url_filter", url_filter, kind=UrlFilter)
+    check_optional(check_instance, "frontier", frontier, kind=(FifoFrontier, BacklinkFrontier))
+    check_optional(check_instance, "detector", detector, kind=NearDuplicateDetector)
     url_filter = UrlFilter() if url_filter is None else url_filter
     frontier = FifoFrontier() if frontier is None else frontier
     log = CrawlLog(rejected=url_filter.rejected)
@@ -544,6 +593,8 @@ def crawl(
     while len(frontier) and len(log.fetched) < budget:
         url = frontier.pop()
         response = fetch(url)
+        if response is not None and not isinstance(response, Response):
+            raise TypeError(f"fetch must return a Response or None, got {describe(response)} for {url!r}")
         log.fetched.append(url)
         if response is None:
             log.not_found.append(url)
