@@ -35,6 +35,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..validation import (check_array, check_bool, check_callable, check_choice, check_count, check_instance,
+                          check_number, check_optional, check_same_length, check_str_list, describe)
 from .index import InvertedIndex
 from .ltr_features import RankingData, Standardizer, extract_features, first_stage, normalize_per_query
 from .trec import Run
@@ -46,16 +48,34 @@ __all__ = ["MODEL_KINDS", "Scorer", "pointwise_loss", "ranknet_loss", "listnet_l
 
 # ---- queries as rows of a padded matrix ------------------------------------------------
 
-def _check_vectors(scores: torch.Tensor, labels: torch.Tensor, query_ids: torch.Tensor | None) -> None:
-    for name, value in (("scores", scores), ("labels", labels), ("query_ids", query_ids)):
-        if value is None:
-            continue
-        if not isinstance(value, torch.Tensor) or value.ndim != 1:
-            raise TypeError(f"{name} must be a 1-D torch tensor")
-        if len(value) != len(scores):
-            raise ValueError(f"{name} has {len(value)} entries, scores {len(scores)}")
-    if len(scores) == 0:
-        raise ValueError("no rows to compute a loss on")
+def _check_tensor(name: str, value: object, *, kind: str, n: int | None = None) -> torch.Tensor:
+    """A 1-D torch tensor of ``kind`` "float" (finite floats) or "int" (integers; bool
+    is refused), with ``n`` entries when given (at least one otherwise)."""
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} must be a 1-D torch tensor, got {describe(value)}")
+    if value.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {tuple(value.shape)}")
+    if kind == "float" and not value.is_floating_point():
+        raise TypeError(f"{name} must hold floats, got dtype {value.dtype}")
+    if kind == "int" and (value.is_floating_point() or value.is_complex() or value.dtype == torch.bool):
+        raise TypeError(f"{name} must hold integers, got dtype {value.dtype}")
+    if n is None and len(value) == 0:
+        raise ValueError(f"{name} must not be empty: there are no rows to compute a loss on")
+    if n is not None and len(value) != n:
+        raise ValueError(f"{name} has {len(value)} entries, scores {n}")
+    if kind == "float" and not bool(torch.isfinite(value.detach()).all()):
+        raise ValueError(f"{name} must hold finite numbers, found NaN or infinity")
+    return value
+
+
+def _check_labels(name: str, labels: object, *, n: int) -> torch.Tensor:
+    """Grades: a 1-D tensor of n finite numbers >= 0 (float or int)."""
+    if isinstance(labels, torch.Tensor) and labels.dtype != torch.bool and not labels.is_floating_point():
+        labels = labels.double()  # integer grades
+    labels = _check_tensor(name, labels, kind="float", n=n)
+    if bool((labels < 0).any()):
+        raise ValueError(f"{name} must be grades >= 0, found {float(labels.min())}")
+    return labels
 
 
 class _Layout(NamedTuple):
@@ -100,7 +120,9 @@ def pointwise_loss(scores: torch.Tensor, labels: torch.Tensor, query_ids: torch.
     >>> float(pointwise_loss(torch.tensor([1.0, 0.0]), torch.tensor([2.0, 0.0])))
     0.5
     """
-    _check_vectors(scores, labels, query_ids)
+    _check_tensor("scores", scores, kind="float")
+    _check_labels("labels", labels, n=len(scores))
+    check_optional(_check_tensor, "query_ids", query_ids, kind="int", n=len(scores))
     return torch.mean((scores - labels.to(scores.dtype)) ** 2)
 
 
@@ -126,7 +148,10 @@ def ranknet_loss(scores: torch.Tensor, labels: torch.Tensor, query_ids: torch.Te
     >>> round(float(ranknet_loss(s, y, q)), 6)  # one pair (0, 1): log(1 + e^{1})
     1.313262
     """
-    _check_vectors(scores, labels, query_ids)
+    _check_tensor("scores", scores, kind="float")
+    _check_labels("labels", labels, n=len(scores))
+    _check_tensor("query_ids", query_ids, kind="int", n=len(scores))
+    sigma = check_number("sigma", sigma, low=0.0, low_open=True)
     _, i, j = _preference_pairs(labels.to(scores.dtype), _layout(query_ids))
     return nn.functional.softplus(-sigma * (scores[i] - scores[j])).mean()
 
@@ -144,7 +169,9 @@ def listnet_loss(scores: torch.Tensor, labels: torch.Tensor, query_ids: torch.Te
     >>> round(float(listnet_loss(s, y, q)), 6)  # P_s = (1/2, 1/2): the loss is log 2
     0.693147
     """
-    _check_vectors(scores, labels, query_ids)
+    _check_tensor("scores", scores, kind="float")
+    _check_labels("labels", labels, n=len(scores))
+    _check_tensor("query_ids", query_ids, kind="int", n=len(scores))
     layout = _layout(query_ids)
     Y = layout.pad(labels.to(scores.dtype), -math.inf)  # (Q, K)
     informative = Y.max(dim=1).values > Y.masked_fill(~layout.mask, math.inf).min(dim=1).values
@@ -174,11 +201,6 @@ def _discounts(scores: torch.Tensor, gains: torch.Tensor, layout: _Layout,
     return per_row, ideal
 
 
-def _check_cutoff(k: object) -> None:
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise ValueError(f"k must be None or an int >= 1, got {k!r}")
-
-
 def delta_ndcg(scores: torch.Tensor, labels: torch.Tensor, k: int | None = None) -> torch.Tensor:
     """(m, m) matrix |ΔnDCG@k_ij| for the m documents of one query.
 
@@ -195,8 +217,9 @@ def delta_ndcg(scores: torch.Tensor, labels: torch.Tensor, k: int | None = None)
     >>> round(float(d[0, 1]), 6), round(1 - 1 / math.log2(3), 6)
     (0.36907, 0.36907)
     """
-    _check_vectors(scores, labels, None)
-    _check_cutoff(k)
+    _check_tensor("scores", scores, kind="float")
+    _check_labels("labels", labels, n=len(scores))
+    k = check_optional(check_count, "k", k, low=1)
     gains = labels.to(scores.dtype)
     discount, ideal = _discounts(scores, gains, _layout(torch.zeros(len(scores), dtype=torch.int64)), k)
     if ideal[0] == 0:
@@ -220,8 +243,11 @@ def lambdarank_loss(scores: torch.Tensor, labels: torch.Tensor, query_ids: torch
     >>> round(float(lambdarank_loss(s, y, q)), 6)  # one pair, ΔnDCG = 1 − 1/log2 3, times log 2
     0.25582
     """
-    _check_vectors(scores, labels, query_ids)
-    _check_cutoff(k)
+    _check_tensor("scores", scores, kind="float")
+    _check_labels("labels", labels, n=len(scores))
+    _check_tensor("query_ids", query_ids, kind="int", n=len(scores))
+    sigma = check_number("sigma", sigma, low=0.0, low_open=True)
+    k = check_optional(check_count, "k", k, low=1)
     gains = labels.to(scores.dtype)
     layout = _layout(query_ids)
     q, i, j = _preference_pairs(gains, layout)
@@ -242,6 +268,14 @@ MODEL_KINDS: dict[str, Callable[..., torch.Tensor]] = {
 
 # ---- models and training ----------------------------------------------------------------
 
+#: The most features, and hidden units, of a :class:`Scorer` (its weights stay below 1 GB).
+MAX_WIDTH = 10_000
+#: The most training epochs and boosting rounds (each is a pass over the training rows).
+MAX_ROUNDS = 100_000
+#: The largest learning rate :func:`train_ranker` takes (Adam's steps are about lr in size).
+MAX_LR = 10.0
+
+
 class Scorer(nn.Module):
     """s(x) = w · x + b (``hidden=0``), or w₂ · relu(W₁ x + b₁) + b₂ with ``hidden`` units.
 
@@ -249,9 +283,9 @@ class Scorer(nn.Module):
     """
 
     def __init__(self, n_features: int, hidden: int = 0):
+        n_features = check_count("n_features", n_features, low=1, high=MAX_WIDTH)
+        hidden = check_count("hidden", hidden, high=MAX_WIDTH)
         super().__init__()
-        if hidden < 0:
-            raise ValueError(f"hidden must be >= 0, got {hidden}")
         self.net = (nn.Linear(n_features, 1) if hidden == 0 else
                     nn.Sequential(nn.Linear(n_features, hidden), nn.ReLU(), nn.Linear(hidden, 1)))
 
@@ -294,28 +328,24 @@ class TrainedRanker:
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """(n,) float64 scores of the (n, F) raw feature rows."""
-        X = np.asarray(X, dtype=np.float64)
+        X = check_array("X", X, ndim=2)
         if len(X) == 0:
             return np.zeros(0)
         with torch.no_grad():
             return self.model(torch.from_numpy(self.standardizer.transform(X))).numpy().copy()
 
 
-def _query_index(qids: Sequence[str] | np.ndarray, n: int) -> np.ndarray:
-    qids = np.asarray(qids)
-    if qids.ndim != 1 or len(qids) != n:
-        raise ValueError(f"qids must be a 1-D sequence with one entry per row ({n}), got shape {qids.shape}")
-    return np.unique(qids, return_inverse=True)[1]
-
-
-def _check_training_set(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or len(X) == 0 or not np.isfinite(X).all():
-        raise ValueError(f"X must be a non-empty 2-D array of finite numbers, got shape {X.shape}")
-    y = np.asarray(y)
-    if y.shape != (len(X),) or y.dtype.kind not in "iu" or (y < 0).any():
-        raise ValueError(f"y must hold one non-negative integer grade per row of X ({len(X)})")
-    return X, y
+def _check_training_set(X: object, y: object, qids: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """X (n, F) finite, y (n,) int grades >= 0, and each row's query as a number 0, 1, ..."""
+    X = check_array("X", X, ndim=2, nonempty=True)
+    y = check_array("y", y, kind="int", ndim=1, low=0)
+    check_same_length(X=X, y=y)
+    if isinstance(qids, (str, bytes)) or qids is None:
+        raise TypeError(f"qids must be a sequence with one query id per row, got {describe(qids)}")
+    qids = np.asarray(check_str_list("qids", qids.tolist() if isinstance(qids, np.ndarray) else qids))
+    if qids.shape != (len(X),):
+        raise ValueError(f"qids must have one entry per row ({len(X)}), got {len(qids)}")
+    return X, y, np.unique(qids, return_inverse=True)[1]
 
 
 def train_ranker(
@@ -349,17 +379,17 @@ def train_ranker(
     -------
     TrainedRanker; the same arguments always give the same ranker.
     """
-    if model_kind not in MODEL_KINDS:
-        raise ValueError(f"unknown model_kind {model_kind!r}; expected one of {sorted(MODEL_KINDS)}")
-    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
-        raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
-    if not lr > 0:
-        raise ValueError(f"lr must be > 0, got {lr}")
-    X, y = _check_training_set(X, y)
+    check_choice("model_kind", model_kind, MODEL_KINDS)
+    X, y, query = _check_training_set(X, y, qids)
+    epochs = check_count("epochs", epochs, low=1, high=MAX_ROUNDS)
+    lr = check_number("lr", lr, low=0.0, low_open=True, high=MAX_LR)
+    seed = check_count("seed", seed)
+    hidden = check_count("hidden", hidden, high=MAX_WIDTH)
+    weight_decay = check_number("weight_decay", weight_decay, low=0.0)
     standardizer = Standardizer().fit(X)
     features = torch.from_numpy(standardizer.transform(X))  # (n, F) float64
     labels = torch.from_numpy(y.astype(np.float64))
-    query_ids = torch.from_numpy(_query_index(qids, len(X)))
+    query_ids = torch.from_numpy(query)
     loss_fn = MODEL_KINDS[model_kind]
     with _reproducible(seed):
         model = Scorer(X.shape[1], hidden).double()
@@ -384,11 +414,14 @@ class LambdaMART:
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """(n,) float64 scores of the (n, F) feature rows."""
-        X = np.asarray(X, dtype=np.float64)
+        X = check_array("X", X, ndim=2)
+        if X.shape[1] != self.booster.num_feature():
+            raise ValueError(f"X has {X.shape[1]} features, the model was trained on {self.booster.num_feature()}")
         return self.booster.predict(X, num_threads=1) if len(X) else np.zeros(0)
 
     def importance(self, kind: str = "gain") -> np.ndarray:
         """(F,) total gain of the splits on each feature (``kind="split"``: their number)."""
+        check_choice("kind", kind, ("gain", "split"))
         return self.booster.feature_importance(importance_type=kind).astype(np.float64)
 
 
@@ -411,8 +444,9 @@ def train_lambdamart(
     Rows need not be sorted by query; they are grouped here (LightGBM wants each
     query's rows contiguous).
     """
-    X, y = _check_training_set(X, y)
-    query = _query_index(qids, len(X))
+    X, y, query = _check_training_set(X, y, qids)
+    num_boost_round = check_count("num_boost_round", num_boost_round, low=1, high=MAX_ROUNDS)
+    seed = check_count("seed", seed)
     order = np.argsort(query, kind="stable")
     settings = {"objective": "lambdarank", "learning_rate": 0.05, "num_leaves": 7, "min_data_in_leaf": 20,
                 "label_gain": list(range(int(y.max()) + 1)), **params,
@@ -430,9 +464,11 @@ def topic_folds(qids: Sequence[str], n_folds: int = 5, seed: int = 0) -> list[tu
     >>> topic_folds([str(i) for i in range(1, 11)], n_folds=3, seed=0)
     [('3', '5', '7', '8'), ('4', '6', '10'), ('1', '2', '9')]
     """
-    unique = list(dict.fromkeys(qids))
-    if isinstance(n_folds, bool) or not isinstance(n_folds, int) or not 2 <= n_folds <= len(unique):
-        raise ValueError(f"n_folds must be an int in [2, number of queries = {len(unique)}], got {n_folds!r}")
+    unique = list(dict.fromkeys(check_str_list("qids", qids)))
+    n_folds = check_count("n_folds", n_folds, low=2)
+    seed = check_count("seed", seed)
+    if len(unique) < n_folds:
+        raise ValueError(f"qids must hold at least n_folds = {n_folds} distinct queries, got {len(unique)}")
     permutation = np.random.default_rng(seed).permutation(len(unique))
     return [tuple(unique[i] for i in sorted(part)) for part in np.array_split(permutation, n_folds)]
 
@@ -443,9 +479,8 @@ def rerank(data: RankingData, scores: np.ndarray) -> Run:
     Documents are listed best first (ties: first-stage order). Only the rows of
     ``data`` appear: re-ranking never adds a document.
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.shape != (len(data),):
-        raise ValueError(f"scores must have one entry per row of data ({len(data)}), got shape {scores.shape}")
+    check_instance("data", data, RankingData)
+    scores = check_array("scores", scores, shape=(len(data),))
     run: Run = {}
     for qid in dict.fromkeys(data.qids.tolist()):
         rows = np.flatnonzero(data.qids == qid)
@@ -461,6 +496,26 @@ class CrossValidation(NamedTuple):
     models: list  #: the model trained for each fold (fold i tested on folds[i])
 
 
+def _check_folds(folds: object, data: RankingData) -> list[list[str]]:
+    """Disjoint lists of qids that cover exactly the queries of ``data``."""
+    if isinstance(folds, (str, bytes, Mapping)) or not isinstance(folds, Sequence):
+        raise TypeError(f"folds must be a list of lists of qids, got {describe(folds)}")
+    folds = [check_str_list(f"folds[{i}]", fold) for i, fold in enumerate(folds)]
+    assigned = [q for fold in folds for q in fold]
+    if len(assigned) != len(set(assigned)):
+        raise ValueError("folds must be disjoint: a query is in two folds")
+    if set(assigned) != set(data.qids.tolist()):
+        raise ValueError("folds must cover exactly the queries of data")
+    return folds
+
+
+def _check_ranker(name: str, ranker: object) -> object:
+    """Anything with a ``predict(X)`` method."""
+    if not callable(getattr(ranker, "predict", None)):
+        raise TypeError(f"{name} must have a predict(X) method, got {describe(ranker)}")
+    return ranker
+
+
 def cross_validate(
     data: RankingData,
     labels: np.ndarray,
@@ -474,19 +529,15 @@ def cross_validate(
     It only ever sees the training queries' rows, so any scaling it fits is fitted
     on them alone. The folds must be disjoint and cover the queries of ``data``.
     """
-    labels = np.asarray(labels)
-    if labels.shape != (len(data),):
-        raise ValueError(f"labels must have one entry per row of data ({len(data)}), got shape {labels.shape}")
-    assigned = [q for fold in folds for q in fold]
-    if len(assigned) != len(set(assigned)):
-        raise ValueError("folds must be disjoint: a query is in two folds")
-    if set(assigned) != set(data.qids.tolist()):
-        raise ValueError("folds must cover exactly the queries of data")
+    check_instance("data", data, RankingData)
+    labels = check_array("labels", labels, kind="int", shape=(len(data),), low=0)
+    folds = _check_folds(folds, data)
+    check_callable("train", train)
     scores = np.zeros(len(data))
     models = []
     for fold in folds:
         test = np.isin(data.qids, list(fold))
-        model = train(data.X[~test], labels[~test], data.qids[~test])
+        model = _check_ranker("train's model", train(data.X[~test], labels[~test], data.qids[~test]))
         scores[test] = model.predict(data.X[test])
         models.append(model)
     return CrossValidation(rerank(data, scores), models)
@@ -513,6 +564,9 @@ def cascade(
     if ``per_query`` (the default). Returns the re-ranked run: for each query, the
     first stage's documents only.
     """
+    _check_ranker("ranker", ranker)
+    k = check_count("k", k, low=1)
+    check_bool("per_query", per_query)
     run = first_stage(index, docnos, queries, k, exclude)
     data = extract_features(index, docnos, texts, queries, run, descriptions)
     if per_query:

@@ -46,14 +46,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..validation import (check_array, check_choice, check_count, check_instance, check_optional, check_str_list,
+                          describe)
 from .bm25 import bm25_scores
-from .collection import make_run
+from .collection import _check_docnos_of, make_run
 from .evaluation import evaluate
 from .index import InvertedIndex
 from .positional import PositionalIndex
 from .query_likelihood import query_likelihood_scores
 from .scoring import document_norms, idf, jaccard_scores, tfidf_scores
-from .trec import Qrels, Run
+from .trec import Qrels, Run, check_qrels, check_queries, check_run
 
 __all__ = ["FEATURE_NAMES", "QUERY_FEATURES", "DESCRIPTION_FEATURE", "RankingData", "Standardizer",
            "first_stage", "first_stage_recall", "min_window", "extract_features", "normalize_per_query", "grades"]
@@ -94,22 +96,37 @@ class RankingData:
     doc_ids: np.ndarray
     feature_names: tuple[str, ...]
 
+    def __post_init__(self) -> None:
+        check_array("X", self.X, ndim=2)
+        n = len(self.X)
+        for name in ("qids", "docnos"):
+            labels = getattr(self, name)
+            if not isinstance(labels, np.ndarray) or labels.shape != (n,) or \
+                    not all(isinstance(label, str) for label in labels.tolist()):
+                raise TypeError(f"{name} must be a 1-D array of str, one per row of X ({n}), got {describe(labels)}")
+        check_array("doc_ids", self.doc_ids, kind="int", shape=(n,), low=0)
+        if not isinstance(self.feature_names, tuple):
+            raise TypeError(f"feature_names must be a tuple of str, got {describe(self.feature_names)}")
+        if len(check_str_list("feature_names", self.feature_names)) != self.X.shape[1]:
+            raise ValueError(f"feature_names must name the {self.X.shape[1]} columns of X, "
+                             f"got {len(self.feature_names)} names")
+
     def __len__(self) -> int:
         return len(self.qids)
 
     def subset(self, qids: Sequence[str]) -> "RankingData":
         """The rows of the given queries only (row order kept)."""
+        qids = check_str_list("qids", qids)
         unknown = set(qids) - set(self.qids.tolist())
         if unknown:
-            raise ValueError(f"no rows for queries {sorted(unknown)[:5]}")
+            raise ValueError(f"qids: no rows for queries {sorted(unknown)[:5]}")
         rows = np.isin(self.qids, list(qids))
         return RankingData(self.X[rows], self.qids[rows], self.docnos[rows], self.doc_ids[rows],
                            self.feature_names)
 
     def column(self, name: str) -> np.ndarray:
         """The (n,) column of feature ``name``."""
-        if name not in self.feature_names:
-            raise ValueError(f"unknown feature {name!r}; expected one of {self.feature_names}")
+        check_choice("name", name, self.feature_names)
         return self.X[:, self.feature_names.index(name)]
 
 
@@ -131,28 +148,19 @@ class Standardizer:
     scale: np.ndarray
 
     def fit(self, X: np.ndarray) -> "Standardizer":
-        X = _check_matrix(X)
+        X = check_array("X", X, ndim=2, nonempty=True)
         self.mean = X.mean(axis=0)
         sd = X.std(axis=0)
         self.scale = np.where(sd > 0, sd, 1.0)
         return self
 
     def transform(self, X: np.ndarray) -> np.ndarray:
+        X = check_array("X", X, ndim=2, nonempty=True)
         if not hasattr(self, "mean"):
             raise ValueError("fit the Standardizer on training rows before transforming")
-        X = _check_matrix(X)
         if X.shape[1] != len(self.mean):
             raise ValueError(f"X has {X.shape[1]} features, the Standardizer was fitted on {len(self.mean)}")
         return (X - self.mean) / self.scale
-
-
-def _check_matrix(X: np.ndarray) -> np.ndarray:
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or len(X) == 0:
-        raise ValueError(f"X must be a non-empty 2-D array (rows × features), got shape {X.shape}")
-    if not np.isfinite(X).all():
-        raise ValueError("X must hold finite numbers only")
-    return X
 
 
 def first_stage(
@@ -167,8 +175,7 @@ def first_stage(
     A run ``{qid: {docno: score}}`` as :func:`~mmir_lib.ir.collection.make_run`
     returns it (``exclude`` as there); only documents containing a query term.
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    k = check_count("k", k, low=1)
     return make_run(index, docnos, queries, bm25_scores, depth=k, exclude=exclude)
 
 
@@ -187,9 +194,22 @@ def first_stage_recall(run: Run, qrels: Qrels, k: int | None = None) -> dict[str
     >>> first_stage_recall(run, {"q1": {"d2": 1, "d3": 2, "d9": 1, "d4": 0}}, k=2)
     {'q1': 0.3333333333333333}
     """
+    check_run("run", run)
+    check_qrels("qrels", qrels)
+    k = check_optional(check_count, "k", k, low=1)
     measure = "set_recall" if k is None else f"recall_{k}"
     results = evaluate(run, qrels, measure, missing="zero")
     return {qid: values[measure] for qid, values in results.items()}
+
+
+def _check_positions(positions: object) -> list[np.ndarray]:
+    """At least one term, each with a non-empty 1-D array of positions."""
+    if isinstance(positions, (str, bytes, Mapping)) or not isinstance(positions, Sequence):
+        raise TypeError(f"positions must be a list of arrays of token positions, got {describe(positions)}")
+    if len(positions) == 0:
+        raise ValueError("positions must not be empty: min_window needs at least one term")
+    return [check_array(f"positions[{i}]", p, kind="int", ndim=1, nonempty=True, low=0)
+            for i, p in enumerate(positions)]
 
 
 def min_window(positions: Sequence[np.ndarray]) -> int:
@@ -217,8 +237,7 @@ def min_window(positions: Sequence[np.ndarray]) -> int:
     >>> min_window([np.array([4])])
     1
     """
-    if len(positions) == 0 or any(len(p) == 0 for p in positions):
-        raise ValueError("min_window needs at least one term, each with at least one position")
+    positions = _check_positions(positions)
     events = sorted((int(p), t) for t, term_positions in enumerate(positions) for p in term_positions)
     latest: dict[int, int] = {}
     heap: list[tuple[int, int]] = []  # (latest position, term); stale entries dropped lazily
@@ -283,15 +302,20 @@ def extract_features(
     >>> data.column("matched_fraction").tolist(), data.column("proximity").tolist()
     ([1.0, 0.5], [0.4, 0.0])
     """
+    check_instance("index", index, InvertedIndex)
+    docnos = _check_docnos_of(index, docnos)
+    texts = check_str_list("texts", texts)
+    check_queries("queries", queries)
+    check_run("run", run)
+    check_optional(check_queries, "descriptions", descriptions)
     if index.analyzer is None:
-        raise ValueError("the index has no analyzer; build it with InvertedIndex.from_texts so that "
+        raise ValueError("index has no analyzer; build it with InvertedIndex.from_texts so that "
                          "queries and the candidates' positions are analysed as its documents were")
-    if len(docnos) != index.num_docs or len(texts) != index.num_docs:
-        raise ValueError(f"docnos and texts must have one entry per document ({index.num_docs}), "
-                         f"got {len(docnos)} and {len(texts)}")
+    if len(texts) != index.num_docs:
+        raise ValueError(f"texts must have one entry per document ({index.num_docs}), got {len(texts)}")
     missing = [qid for qid in queries if qid not in run]
     if missing:
-        raise ValueError(f"queries {missing[:5]} have no candidates in the run")
+        raise ValueError(f"run has no candidates for queries {missing[:5]}")
     if descriptions is not None and not set(queries) <= set(descriptions):
         raise ValueError(f"descriptions lack queries {sorted(set(queries) - set(descriptions))[:5]}")
     position = {d: i for i, d in enumerate(docnos)}
@@ -364,6 +388,7 @@ def normalize_per_query(data: RankingData) -> RankingData:
     >>> normalize_per_query(data).X.tolist()
     [[2.0, -1.0, 0.0], [2.0, 1.0, 0.0], [7.0, 0.0, 0.0]]
     """
+    check_instance("data", data, RankingData)
     X = data.X.copy()
     columns = [i for i, name in enumerate(data.feature_names) if name not in QUERY_FEATURES]
     for qid in dict.fromkeys(data.qids.tolist()):
@@ -380,4 +405,6 @@ def grades(data: RankingData, qrels: Qrels) -> np.ndarray:
     Treating an unjudged candidate as not relevant is trec_eval's convention; with
     pooled judgements some of them are relevant, a bias the book's chapter measures.
     """
+    check_instance("data", data, RankingData)
+    check_qrels("qrels", qrels)
     return np.array([qrels.get(q, {}).get(d, 0) for q, d in zip(data.qids, data.docnos)], dtype=np.int64)

@@ -387,11 +387,11 @@ def test_standardizer():
 
 def test_bad_input(toy):
     data, y, _ = synthetic(num_queries=2)
-    with pytest.raises(ValueError, match="unknown model_kind"):
+    with pytest.raises(ValueError, match="model_kind must be one of"):
         train_ranker("pairwise", data.X, y, data.qids)
-    with pytest.raises(ValueError, match="non-negative integer grade"):
+    with pytest.raises(ValueError, match="y must hold values >= 0"):
         train_ranker("ranknet", data.X, -y, data.qids)
-    with pytest.raises(ValueError, match="one entry per row"):
+    with pytest.raises(ValueError, match="qids must have one entry per row"):
         train_ranker("ranknet", data.X, y, data.qids[:-1])
     with pytest.raises(ValueError, match="epochs"):
         train_ranker("ranknet", data.X, y, data.qids, epochs=0)
@@ -403,22 +403,57 @@ def test_bad_input(toy):
         listnet_loss(t([1.0, 2.0]), t([0, 0]), torch.tensor([0, 0]))
     with pytest.raises(ValueError, match="has 2 entries"):
         ranknet_loss(t([1.0, 2.0, 3.0]), t([1, 0]), torch.tensor([0, 0, 0]))
-    with pytest.raises(ValueError, match="k must be None or an int"):
+    with pytest.raises(ValueError, match="k must be >= 1"):
         delta_ndcg(t([1.0, 2.0]), t([1, 0]), k=0)
     with pytest.raises(ValueError, match="n_folds"):
         topic_folds(["1", "2", "3"], n_folds=4)
-    with pytest.raises(ValueError, match="k must be an int"):
+    with pytest.raises(ValueError, match="k must be >= 1"):
         first_stage(toy, DOCNOS, {"q": "cat"}, k=0)
     with pytest.raises(ValueError, match="no candidates"):
         extract_features(toy, DOCNOS, TEXTS, {"q": "cat"}, {})
-    with pytest.raises(ValueError, match="one entry per document"):
+    with pytest.raises(ValueError, match="texts must have one entry per document"):
         extract_features(toy, DOCNOS, TEXTS[:-1], {"q": "cat"}, {"q": {}})
     with pytest.raises(ValueError, match="not in the collection"):
         extract_features(toy, DOCNOS, TEXTS, {"q": "cat"}, {"q": {"zz": 1.0}})
     with pytest.raises(ValueError, match="no analyzer"):
         tokens_only = InvertedIndex.from_tokens([["cat"], ["dog"]])
         extract_features(tokens_only, ["a", "b"], ["cat", "dog"], {"q": ["cat"]}, {"q": {"a": 1.0}})
-    with pytest.raises(ValueError, match="unknown feature"):
+    with pytest.raises(ValueError, match="name must be one of"):
         data.column("pagerank")
     with pytest.raises(ValueError, match="fitted on 3"):
         train_ranker("pointwise", data.X, y, data.qids, epochs=1).predict(np.zeros((2, 4)))
+
+
+def test_loss_inputs_are_checked_tensors():
+    scores, labels, queries = t([0.5, 1.0, -1.0]), t([2, 1, 0]), torch.tensor([0, 0, 0])
+    for call, error, message in [
+        (lambda: ranknet_loss([0.5, 1.0, -1.0], labels, queries), TypeError, "scores must be a 1-D torch tensor"),
+        (lambda: ranknet_loss(t([0.5, float("nan"), 1.0]), labels, queries), ValueError, "scores must hold finite"),
+        (lambda: ranknet_loss(scores.reshape(1, 3), labels, queries), ValueError, "scores must be 1-dimensional"),
+        (lambda: ranknet_loss(scores, t([2, -1, 0]), queries), ValueError, "labels must be grades >= 0"),
+        (lambda: ranknet_loss(scores, labels, t([0, 0, 0])), TypeError, "query_ids must hold integers"),
+        (lambda: ranknet_loss(scores, labels, queries, sigma=0), ValueError, "sigma must be > 0"),
+        (lambda: pointwise_loss(t([]), t([])), ValueError, "scores must not be empty"),
+        (lambda: lambdarank_loss(scores, labels, queries, k=2.0), TypeError, "k must be an int"),
+    ]:
+        with pytest.raises(error, match=message):
+            call()
+
+
+def test_numpy_integers_are_counts():
+    scores, labels = t([0.5, 1.0, -1.0]), t([2, 1, 0])
+    assert torch.equal(delta_ndcg(scores, labels, k=np.int64(2)), delta_ndcg(scores, labels, k=2))
+    assert topic_folds(["a", "b", "c", "d"], n_folds=np.int64(2)) == topic_folds(["a", "b", "c", "d"], n_folds=2)
+    assert torch.equal(delta_ndcg(scores, torch.tensor([2, 1, 0]), k=2), delta_ndcg(scores, labels, k=2))
+
+
+def test_training_settings_are_bounded():
+    data, y, _ = synthetic(num_queries=2)
+    with pytest.raises(ValueError, match="epochs must be <= 100000"):
+        train_ranker("ranknet", data.X, y, data.qids, epochs=10**9)
+    with pytest.raises(ValueError, match="lr must be <= 10"):
+        train_ranker("ranknet", data.X, y, data.qids, lr=1e300)
+    with pytest.raises(ValueError, match="hidden must be <= 10000"):
+        Scorer(3, hidden=10**9)
+    with pytest.raises(TypeError, match="ranker must have a predict"):
+        cascade(None, DOCNOS, TEXTS, {"q": "cat"}, ranker=object())
