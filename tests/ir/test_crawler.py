@@ -6,7 +6,13 @@ from hypothesis import given, settings, strategies as st
 
 from mmir_lib.ir.crawler import (BacklinkFrontier, FifoFrontier, MinHasher, NearDuplicateDetector, Response, UrlFilter,
                                  canonical_url, crawl, estimate_jaccard, jaccard_matrix, shingles)
-from mmir_lib.ir.scoring import jaccard  # the book's Jaccard of two sets (chapter 3): the reference
+
+
+def jaccard(a, b):
+    """|A ∩ B| / |A ∪ B| of two arrays of ids, with Python sets: the reference."""
+    a, b = set(a.tolist()), set(b.tolist())
+    return len(a & b) / len(a | b)
+
 
 # ---- URLs -------------------------------------------------------------------------------
 
