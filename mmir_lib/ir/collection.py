@@ -3,7 +3,7 @@
 No classic test collection can be installed offline, so the book builds its own, the
 way TREC does (chapter ir/04 tells the story):
 
-* **documents**: the 29,902 speeches of :func:`mmir_lib.data.shakespeare_speeches`,
+* **documents**: the 30,050 speeches of :func:`mmir_lib.data.shakespeare_speeches`,
   identified by their ``doc_id`` (``play:act.scene.nnn``), the docno of the qrels;
 * **topics**: 40 information needs (``testcollection/topics.txt``, TREC format), each
   with a title (the query), a description and a narrative saying what is relevant;
@@ -213,9 +213,9 @@ def pooled_documents(depth: int = POOL_DEPTH) -> dict[str, set[str]]:
 
     1. the ``depth`` speeches each run returns when asked for ``depth`` (ties to the
        smaller document number, like every ranking in :mod:`mmir_lib`): judged first,
-       1,582 speeches;
+       1,580 speeches;
     2. the first ``depth`` of each run to depth 1000 as trec_eval orders it (ties to
-       the larger docno): 61 more speeches, judged in a second round, so that the top
+       the larger docno): 62 more speeches, judged in a second round, so that the top
        ``depth`` of every pooled run is judged whichever way its ties are broken.
     """
     depth = check_count("depth", depth, low=1)
