@@ -13,6 +13,12 @@ MATHJAX := book/_vendor/mathjax/tex-mml-chtml.js
 setup: $(STAMP)
 
 $(STAMP): requirements.txt pyproject.toml
+	@test -x $(BIN)/python || command -v $(PYTHON) >/dev/null 2>&1 || { \
+		echo "make: '$(PYTHON)' was not found. Point make at another interpreter, e.g." >&2; \
+		echo "  make book PYTHON=python3.12" >&2; \
+		echo "The pinned packages install on Python 3.11, 3.12 and 3.13 (not 3.10: sphinx-book-theme 1.3.0" >&2; \
+		echo "needs 3.11; not 3.14: gensim 4.4.0 has no wheel for it)." >&2; \
+		exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet pip==25.3
 	$(BIN)/python -m pip install --quiet -r requirements.txt
@@ -29,6 +35,11 @@ $(MATHJAX): $(STAMP)
 	src=$$($(BIN)/python -c "import mathjax, pathlib; print(pathlib.Path(mathjax.__file__).parent / 'static/mathjax/es5')") && \
 	cp $$src/tex-mml-chtml.js book/_vendor/mathjax/ && \
 	cp -r $$src/output/chtml/fonts book/_vendor/mathjax/output/chtml/
+	# MathJax's bundled speech-rule engine (used only by the accessibility explorer, which
+	# the book leaves off) names CDN addresses for its data: blank them, so that nothing
+	# in the build can reach a CDN (tests/test_book_urls.py checks every built file).
+	sed -i -E 's#https://cdn\.jsdelivr\.net/npm/[^"]*#offline-book:no-cdn#g' $(MATHJAX)
+	! grep -q 'cdn\.jsdelivr' $(MATHJAX)
 
 book: setup $(MATHJAX)
 	rm -rf _build/html

@@ -7,7 +7,10 @@ Runs, in this order,
    Zipf collection of 100,000 documents (identical top-10 scores asserted);
 2. ``bm25_latency``: the BM25 chapter's own timings (query latency over the
    speeches, interactive-figure updates);
-3. ``eval_speed``: evaluating a run with mmir_lib against pytrec_eval (trec_eval).
+3. ``eval_speed``: evaluating a run with mmir_lib against pytrec_eval (trec_eval);
+4. ``widget_repaint``: how fast the interactive figures of the built book respond in
+   headless Chromium (needs ``make book`` first; the section says so when the book is
+   not built).
 
 and writes one markdown report, with the date, the machine, the versions of
 Python and of every library compared, and the exact settings, to stdout and to
@@ -32,6 +35,7 @@ from pathlib import Path
 import bm25_latency
 import bm25_throughput
 import eval_speed
+import widget_repaint
 
 RESULTS = Path(__file__).with_name("results.md")
 PACKAGES = ["numpy", "scipy", "bm25s", "rank-bm25", "pytrec_eval-terrier"]
@@ -94,12 +98,36 @@ def throughput_section(tables: dict[str, list[dict]]) -> str:
     ])
 
 
+def widget_section() -> str:
+    rows = widget_repaint.main()
+    heading = "## Interactive figures: slider response in the built book"
+    if not rows:
+        return (f"{heading}\n\nNot measured: it needs the built book (`make book`) and Chromium "
+                "(`apt-get install -y chromium`).")
+    worst = max(row["p95 (ms)"] for row in rows)
+    met = "met" if worst <= widget_repaint.TARGET_P95_MS else "**not met**"
+    return "\n".join([
+        heading,
+        "",
+        f"Each page of `_build/html` with interactive figures, opened from `file://` in headless Chromium; "
+        f"every slider moved one step at a time with the keyboard, sweeping its range (at least "
+        f"{widget_repaint.MOVES_PER_SLIDER} moves per slider and {widget_repaint.MOVES_PER_PAGE} per page). "
+        "A move is timed from the key going down to the first moment after the browser painted the new frame.",
+        "",
+        markdown_table(rows),
+        "",
+        f"Target: 95th percentile at most {widget_repaint.TARGET_P95_MS:g} ms on every page; worst page "
+        f"{worst:.1f} ms: {met}.",
+    ])
+
+
 def main() -> str:
     started, date = time.perf_counter(), datetime.datetime.now(datetime.timezone.utc)
     sections = [throughput_section(quietly(bm25_throughput.main))]
     sections.append("## The BM25 chapter: latency over the Shakespeare speeches\n\n"
                     + markdown_table(quietly(bm25_latency.main)))
     sections.append("## Metric evaluation: mmir_lib vs pytrec_eval\n\n" + markdown_table(quietly(eval_speed.main)))
+    sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([
         "# Benchmark results",

@@ -150,6 +150,22 @@ def _start_index(name: str, spec: Slider) -> int:
     raise ValueError(f"slider {name!r}: value {spec.value!r} is not one of its values")
 
 
+# ---- styles (inline) ------------------------------------------------------------------
+
+# Every style is inline: JupyterLab removes <style> elements from an untrusted
+# notebook's output (and keeps inline styles), so the static copy must read right
+# without one, and in the book no stylesheet is added to the page per widget.
+# The spaces written between a label's name, slider and value keep them apart
+# even where no style applies at all.
+_BOX = "border:1px solid rgba(127,127,127,0.4);border-radius:6px;padding:0.5em 0.75em;margin:0.5em 0"
+_CONTROLS = "display:flex;flex-wrap:wrap;gap:0.25em 1.5em;margin-bottom:0.4em"
+_LABEL = "display:inline-flex;align-items:center;gap:0.5em;margin-right:1.5em;font-family:monospace"
+_OUTPUT = "display:inline-block;min-width:3.5em"
+_ROW = "display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start"
+_IMAGE = "max-width:100%;height:auto"
+_ERROR = "color:#a40000;background:#fff0f0;padding:0.5em;font-family:monospace"
+
+
 # ---- rendering one frame ------------------------------------------------------------
 
 def _figure_html(fig, alt: str) -> str:
@@ -167,7 +183,7 @@ def _figure_html(fig, alt: str) -> str:
     image.save(buffer, format="png", optimize=True)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return (f'<img src="data:image/png;base64,{data}" width="{image.width}" '
-            f'height="{image.height}" alt="{html.escape(alt)}">')
+            f'height="{image.height}" alt="{html.escape(alt)}" style="{_IMAGE}">')
 
 
 def _to_html(result, alt: str) -> str:
@@ -177,7 +193,7 @@ def _to_html(result, alt: str) -> str:
         return _figure_html(result, alt)
     if isinstance(result, tuple):
         parts = "".join(f"<div>{_to_html(r, alt)}</div>" for r in result)
-        return f'<div class="mmir-widget-row">{parts}</div>'
+        return f'<div class="mmir-widget-row" style="{_ROW}">{parts}</div>'
     if hasattr(result, "_repr_html_"):
         return result._repr_html_()
     if isinstance(result, str):
@@ -204,29 +220,37 @@ def _render(plot_fn, params: dict, alt: str) -> str:
         for n in set(plt.get_fignums()) - before:
             plt.close(n)
         setting = ", ".join(f"{k} = {v}" for k, v in params.items())
-        return (f'<div class="mmir-widget-error" role="alert">Error at {html.escape(setting)}: '
+        return (f'<div class="mmir-widget-error" role="alert" style="{_ERROR}">Error at {html.escape(setting)}: '
                 f"{html.escape(type(error).__name__)}: {html.escape(str(error))}</div>")
 
 
 # ---- the static HTML rendering -----------------------------------------------------
 
-_STYLE = """<style>
-.mmir-widget{border:1px solid #d0d7de;border-radius:6px;padding:.5em .75em;margin:.5em 0}
-.mmir-widget-controls{display:flex;flex-wrap:wrap;gap:.25em 1.5em;margin-bottom:.4em}
-.mmir-widget-controls label{display:flex;align-items:center;gap:.5em;font-family:monospace}
-.mmir-widget-controls output{min-width:3.5em}
-.mmir-widget-frame img{max-width:100%;height:auto}
-.mmir-widget-row{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
-.mmir-widget-error{color:#a40000;background:#fff0f0;padding:.5em;font-family:monospace}
-</style>"""
-
 # Plain JavaScript, run once per widget where it stands (document.currentScript).
 # The frame to show is data.index[flat], flat = row-major index of the slider positions.
+# Fast by design: each frame's HTML is parsed into the page once (on first use, or
+# ahead of it while the browser is idle) and kept as a hidden element; moving a
+# slider only hides one element and shows another, so no HTML is parsed and no image
+# decoded again on a move; and the view keeps the height of its tallest frame so far,
+# so the rest of the page stays where it is.
 _SCRIPT = """<script>(function (root) {
   var data = JSON.parse(root.querySelector(".mmir-widget-data").textContent);
   var inputs = root.querySelectorAll("input[type=range]");
   var outputs = root.querySelectorAll("output");
   var view = root.querySelector(".mmir-widget-frame");
+  var shown = view.firstElementChild, nodes = [], tallest = 0;
+  nodes[Number(shown.getAttribute("data-frame"))] = shown;
+  function node(f) {
+    if (!nodes[f]) {
+      var element = document.createElement("div");
+      element.hidden = true;
+      element.setAttribute("data-frame", f);
+      element.innerHTML = data.frames[f];
+      view.appendChild(element);
+      nodes[f] = element;
+    }
+    return nodes[f];
+  }
   function show() {
     var flat = 0;
     for (var i = 0; i < inputs.length; i++) {
@@ -235,10 +259,27 @@ _SCRIPT = """<script>(function (root) {
       outputs[i].textContent = data.labels[i][j];
       inputs[i].setAttribute("aria-valuetext", data.labels[i][j]);
     }
-    var f = data.index[flat];
-    if (view.dataset.frame !== String(f)) { view.innerHTML = data.frames[f]; view.dataset.frame = f; }
+    var next = node(data.index[flat]);
+    if (next === shown) return;
+    if (!tallest) keepHeight();  // the first frame's
+    next.hidden = false;
+    shown.hidden = true;
+    shown = next;
+    keepHeight();
+  }
+  // The view never shrinks, so the page below it does not move (and need not be laid
+  // out and painted again) when a shorter frame follows a taller one.
+  function keepHeight() {
+    var height = view.offsetHeight;
+    if (height > tallest) { tallest = height; view.style.minHeight = height + "px"; }
+  }
+  var ahead = 0;
+  function prepare(deadline) {
+    while (ahead < data.frames.length && deadline.timeRemaining() > 2) node(ahead++);
+    if (ahead < data.frames.length) requestIdleCallback(prepare);
   }
   for (var i = 0; i < inputs.length; i++) inputs[i].addEventListener("input", show);
+  if (window.requestIdleCallback) requestIdleCallback(prepare);
 })(document.currentScript.parentElement);</script>"""
 
 
@@ -263,22 +304,26 @@ class InteractiveFigure:
         return self.frames[self.index[self._flat(positions)]]
 
     def html(self) -> str:
-        """The self-contained static rendering (sliders, frames, script)."""
+        """The self-contained static rendering (sliders, frames, script).
+
+        Each slider announces its value, not its grid position, to screen readers
+        (``aria-valuetext``, set from the first paint and on every move)."""
         controls = []
         for name, labels, j in zip(self.names, self.labels, self.start):
             controls.append(
-                f'<label>{html.escape(name)} <input type="range" min="0" max="{len(labels) - 1}" '
-                f'step="1" value="{j}" aria-label="{html.escape(name)}" '
-                f'aria-valuetext="{html.escape(labels[j])}"><output>{html.escape(labels[j])}</output></label>'
+                f'<label style="{_LABEL}">{html.escape(name)} <input type="range" min="0" '
+                f'max="{len(labels) - 1}" step="1" value="{j}" aria-label="{html.escape(name)}" '
+                f'aria-valuetext="{html.escape(labels[j])}"> '
+                f'<output style="{_OUTPUT}">{html.escape(labels[j])}</output></label>'
             )
         start_frame = self.index[self._flat(self.start)]
         data = {"shape": [len(l) for l in self.labels], "labels": self.labels,
                 "index": self.index, "frames": self.frames}
         return (
-            f'<div class="mmir-widget" role="group" aria-label="{html.escape(self.title)}">{_STYLE}'
-            f'<div class="mmir-widget-controls">{"".join(controls)}</div>'
-            f'<div class="mmir-widget-frame" aria-live="polite" data-frame="{start_frame}">'
-            f"{self.frames[start_frame]}</div>"
+            f'<div class="mmir-widget" role="group" aria-label="{html.escape(self.title)}" style="{_BOX}">'
+            f'<div class="mmir-widget-controls" style="{_CONTROLS}">{" ".join(controls)}</div>'
+            f'<div class="mmir-widget-frame" aria-live="polite">'
+            f'<div data-frame="{start_frame}">{self.frames[start_frame]}</div></div>'
             f'<script type="application/json" class="mmir-widget-data">{_json_for_script(data)}</script>'
             f"{_SCRIPT}</div>"
         )
