@@ -17,7 +17,9 @@ and numpy at run time), cannot be fixed without giving up speed; instead, printe
 numbers are rounded to what is stable, and ``make test`` re-runs every notebook on
 another code path to prove it (README, "Same numbers on every machine").
 
-It also applies the book's plotting style (:mod:`mmir_lib.plotting`).
+It also applies the book's plotting style (:mod:`mmir_lib.plotting`) and makes numpy
+scalars print as plain numbers (``0.5``, not ``np.float64(0.5)``): outputs read better,
+and myst-nb's ``glue`` can format a glued numpy scalar in the text.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS
 
 
 def setup_chapter(seed: int = 0) -> np.random.Generator:
-    """Seed everything, fix thread counts, make torch deterministic, apply the book's style.
+    """Seed everything, fix thread counts, make torch deterministic, apply the book's style
+    and print numpy scalars as plain numbers.
 
     Parameters
     ----------
@@ -71,5 +74,6 @@ def setup_chapter(seed: int = 0) -> np.random.Generator:
     torch.manual_seed(seed)
     torch.set_num_threads(THREADS)
     torch.use_deterministic_algorithms(True)
+    np.set_printoptions(legacy="1.25")  # repr(np.float64(0.5)) == "0.5"
     use_book_style()
     return np.random.default_rng(seed)

@@ -17,16 +17,17 @@ def run(code: str) -> str:
 
 def test_settings_after_setup():
     out = run(
-        "import os, torch, matplotlib.pyplot as plt\n"
+        "import os, torch, numpy as np, matplotlib.pyplot as plt\n"
         "from threadpoolctl import threadpool_info\n"
         "from mmir_lib import setup_chapter\n"
         "from mmir_lib.chapter import THREADS\n"
         "setup_chapter()\n"
         "print(torch.get_num_threads() == THREADS, torch.are_deterministic_algorithms_enabled(),\n"
         "      all(p['num_threads'] == THREADS for p in threadpool_info()),\n"
-        "      os.environ['OMP_NUM_THREADS'] == str(THREADS), plt.rcParams['figure.dpi'] == 80)\n"
+        "      os.environ['OMP_NUM_THREADS'] == str(THREADS), plt.rcParams['figure.dpi'] == 80,\n"
+        "      repr(np.float64(0.5)) == '0.5')\n"
     )
-    assert out == "True True True True True"
+    assert out == "True True True True True True"
 
 
 def test_same_seed_same_draws_in_every_generator():
