@@ -26,7 +26,7 @@ def test_judgements_are_graded_speeches(qrels):
     docnos = {s.doc_id for s in shakespeare_speeches()}
     grades = Counter(g for judged in qrels.values() for g in judged.values())
     assert set(grades) == {0, 1, 2}
-    assert grades == {0: 972, 1: 458, 2: 212}  # the statistics the book and README quote
+    assert grades == {0: 981, 1: 465, 2: 213}  # the statistics the book and README quote
     assert all(d in docnos for judged in qrels.values() for d in judged)
     assert all(sum(g > 0 for g in judged.values()) >= 2 for judged in qrels.values())
 
@@ -37,7 +37,7 @@ def test_every_judgement_has_its_reason(qrels):
     assert all(r.strip() for r in reasons.values())
 
 
-def test_pool_is_exactly_what_the_pooling_runs_give(qrels):
+def test_every_pooled_speech_is_judged(qrels):
     """If the analyzer, the parser or a scorer changes, the pool changes: then the new
     documents must be judged, not silently counted as non-relevant."""
     runs = collection.pooling_runs()
@@ -47,7 +47,12 @@ def test_pool_is_exactly_what_the_pooling_runs_give(qrels):
     pooled = collection.pooled_documents()
     assert all(first_round[q] <= pooled[q] for q in pooled)
     assert sum(map(len, pooled.values())) - sum(map(len, first_round.values())) == 62
-    assert {q: set(judged) for q, judged in qrels.items()} == pooled
+    judged = {q: set(docs) for q, docs in qrels.items()}
+    assert all(pooled[q] <= judged[q] for q in pooled)
+    # 17 speeches judged before revision 1 left the pool when the collection changed
+    # (mmir_lib/testcollection/README.md); their judgements are kept, as TREC keeps every
+    # judgement when a pool is extended
+    assert sum(len(judged[q] - pooled[q]) for q in judged) == 17
 
 
 def test_description_query_drops_request_words():
