@@ -301,6 +301,11 @@ def _token_hash(token: str) -> int:
     return int.from_bytes(hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest(), "little")
 
 
+def _check_tokens(tokens: object) -> str | list[str]:
+    """A str (shingled by characters) or a list of str tokens."""
+    return tokens if isinstance(tokens, str) else check_str_list("tokens", tokens)
+
+
 def shingles(tokens: Sequence[str], w: int = 4) -> np.ndarray:
     """The set of w-shingles (runs of w consecutive tokens) of a document, as sorted
     unique 64-bit ids.
@@ -329,7 +334,7 @@ def shingles(tokens: Sequence[str], w: int = 4) -> np.ndarray:
     >>> bool(np.array_equal(a, shingles("is a rose is a rose".split(), w=4)))
     True
     """
-    tokens = tokens if isinstance(tokens, str) else check_str_list("tokens", tokens)
+    tokens = _check_tokens(tokens)
     w = check_count("w", w, low=1)
     hashes = np.array([_token_hash(t) for t in tokens], dtype=np.uint64)
     if len(hashes) == 0:

@@ -465,11 +465,11 @@ def rocchio_scores(
     relevant = _check_doc_ids("relevant", relevant, index)
     nonrelevant = check_optional(_check_doc_ids, "nonrelevant", nonrelevant, index=index)
     space = check_optional(_check_space, "space", space)
+    if nonrelevant is not None and len(np.intersect1d(relevant, nonrelevant)):
+        raise ValueError(f"relevant and nonrelevant must be disjoint; both hold "
+                         f"{np.intersect1d(relevant, nonrelevant)[:5].tolist()}")
     nonrelevant = np.empty(0, dtype=np.int64) if nonrelevant is None else nonrelevant
     space = cosine_space() if space is None else space
-    both = np.intersect1d(relevant, nonrelevant)
-    if len(both):
-        raise ValueError(f"documents {both[:5].tolist()} are both relevant and non-relevant")
     modified = rocchio(space.query_vector(index, query), space.document_vectors(index, relevant),
                        space.document_vectors(index, nonrelevant), alpha, beta, gamma,
                        expansion_terms=expansion_terms)

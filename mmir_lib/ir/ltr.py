@@ -464,11 +464,12 @@ def topic_folds(qids: Sequence[str], n_folds: int = 5, seed: int = 0) -> list[tu
     >>> topic_folds([str(i) for i in range(1, 11)], n_folds=3, seed=0)
     [('3', '5', '7', '8'), ('4', '6', '10'), ('1', '2', '9')]
     """
-    unique = list(dict.fromkeys(check_str_list("qids", qids)))
+    qids = check_str_list("qids", qids)
     n_folds = check_count("n_folds", n_folds, low=2)
     seed = check_count("seed", seed)
-    if len(unique) < n_folds:
-        raise ValueError(f"qids must hold at least n_folds = {n_folds} distinct queries, got {len(unique)}")
+    if len(set(qids)) < n_folds:
+        raise ValueError(f"qids must hold at least n_folds = {n_folds} distinct queries, got {len(set(qids))}")
+    unique = list(dict.fromkeys(qids))
     permutation = np.random.default_rng(seed).permutation(len(unique))
     return [tuple(unique[i] for i in sorted(part)) for part in np.array_split(permutation, n_folds)]
 

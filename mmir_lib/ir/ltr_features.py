@@ -259,6 +259,22 @@ def _query_features(index: InvertedIndex, terms: list[str]) -> list[float]:
     return [float(len(terms)), float(term_idf.sum()), float(term_idf.max(initial=0.0))]
 
 
+def _check_candidates(docnos: list[str], queries: Mapping[str, str], run: Run,
+                      descriptions: Mapping[str, str] | None) -> None:
+    """Every query has candidates in the run, all of them documents of the collection
+    (and a description, when descriptions are given)."""
+    missing = [qid for qid in queries if qid not in run]
+    if missing:
+        raise ValueError(f"run has no candidates for queries {missing[:5]}")
+    if descriptions is not None and not set(queries) <= set(descriptions):
+        raise ValueError(f"descriptions lack queries {sorted(set(queries) - set(descriptions))[:5]}")
+    known = set(docnos)
+    for qid in queries:
+        unknown = [d for d in run[qid] if d not in known]
+        if unknown:
+            raise ValueError(f"run, query {qid!r}: docnos {unknown[:3]} are not in the collection")
+
+
 def extract_features(
     index: InvertedIndex,
     docnos: Sequence[str],
@@ -313,16 +329,8 @@ def extract_features(
                          "queries and the candidates' positions are analysed as its documents were")
     if len(texts) != index.num_docs:
         raise ValueError(f"texts must have one entry per document ({index.num_docs}), got {len(texts)}")
-    missing = [qid for qid in queries if qid not in run]
-    if missing:
-        raise ValueError(f"run has no candidates for queries {missing[:5]}")
-    if descriptions is not None and not set(queries) <= set(descriptions):
-        raise ValueError(f"descriptions lack queries {sorted(set(queries) - set(descriptions))[:5]}")
+    _check_candidates(docnos, queries, run, descriptions)
     position = {d: i for i, d in enumerate(docnos)}
-    for qid in queries:
-        unknown = [d for d in run[qid] if d not in position]
-        if unknown:
-            raise ValueError(f"run, query {qid!r}: docnos {unknown[:3]} are not in the collection")
 
     candidates = sorted({position[d] for qid in queries for d in run[qid]})
     local = {d: i for i, d in enumerate(candidates)}  # positions only for the candidates

@@ -113,7 +113,10 @@ def rsj_weight(N: int, n_t: ArrayLike, R: ArrayLike = 0, r_t: ArrayLike = 0,
     >>> rsj_weight(N=1000, n_t=[10, 500], R=5, r_t=[0, 4]).round(4)
     array([2.1439, 1.1046])
     """
-    N, n_t, R, r_t = (_check_counts(name, x) for name, x in (("N", N), ("n_t", n_t), ("R", R), ("r_t", r_t)))
+    N = _check_counts("N", N)
+    n_t = _check_counts("n_t", n_t)
+    R = _check_counts("R", R)
+    r_t = _check_counts("r_t", r_t)
     c = check_number("correction", correction, low=0.0, low_open=True)
     try:
         N, n_t, R, r_t = np.broadcast_arrays(N, n_t, R, r_t)

@@ -277,7 +277,7 @@ def test_search_functions_reject_bad_input(toy):
         prf_query(toy, "cat", m=0)
     with pytest.raises(TypeError, match="m must be an int"):
         prf_query(toy, "cat", m=2.0)
-    with pytest.raises(ValueError, match="both relevant and non-relevant"):
+    with pytest.raises(ValueError, match="relevant and nonrelevant must be disjoint"):
         rocchio_scores(toy, "cat", [0, 1], [1])
     with pytest.raises(ValueError, match="relevant must hold values <= 5"):
         rocchio_scores(toy, "cat", [6])
