@@ -39,7 +39,7 @@ import numpy as np
 
 __all__ = [
     "check_number", "check_count", "check_probability", "check_bool", "check_str", "check_choice",
-    "check_callable", "check_array", "check_same_length", "check_str_list", "check_mapping",
+    "check_callable", "check_array", "check_same_length", "check_broadcast", "check_str_list", "check_mapping",
     "check_instance", "check_optional", "describe",
 ]
 
@@ -138,7 +138,8 @@ def check_instance(name: str, value: object, kind: type | tuple[type, ...]) -> o
     if not isinstance(value, kind):
         kinds = kind if isinstance(kind, tuple) else (kind,)
         wanted = " or ".join(k.__name__ for k in kinds)
-        raise TypeError(f"{name} must be a {wanted}, got {describe(value)}")
+        article = "an" if wanted[0] in "AEIOU" else "a"
+        raise TypeError(f"{name} must be {article} {wanted}, got {describe(value)}")
     return value
 
 
@@ -209,6 +210,25 @@ def check_same_length(**named: Sequence) -> int:
         listed = ", ".join(f"{name} has {n}" for name, n in lengths.items())
         raise ValueError(f"{' and '.join(lengths)} must have the same length; {listed}")
     return next(iter(lengths.values()), 0)
+
+
+def check_broadcast(**named: np.ndarray) -> tuple[int, ...]:
+    """The named arrays (already checked, e.g. by :func:`check_array`) have shapes that
+    broadcast together, as element-wise formulas need; returns the broadcast shape.
+
+    >>> check_broadcast(tf=np.ones((2, 3)), dl=np.ones(3))
+    (2, 3)
+    >>> check_broadcast(tf=np.ones(3), dl=np.ones(2))
+    Traceback (most recent call last):
+    ...
+    ValueError: tf and dl must have shapes that broadcast together; tf has (3,), dl has (2,)
+    """
+    shapes = {name: np.shape(value) for name, value in named.items()}
+    try:
+        return np.broadcast_shapes(*shapes.values())
+    except ValueError:
+        listed = ", ".join(f"{name} has {shape}" for name, shape in shapes.items())
+        raise ValueError(f"{' and '.join(shapes)} must have shapes that broadcast together; {listed}") from None
 
 
 def check_str_list(name: str, value: object, *, nonempty: bool = False) -> list[str]:

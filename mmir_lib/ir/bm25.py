@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from numbers import Real
 
 import numpy as np
 
+from ..validation import (check_array, check_broadcast, check_choice, check_count, check_instance, check_number,
+                          check_probability)
 from .index import InvertedIndex
 from .ranking import top_k
 
@@ -51,28 +52,13 @@ __all__ = [
 ]
 
 
-def _is_real(x: object) -> bool:
-    return isinstance(x, Real) and not isinstance(x, bool) and bool(np.isfinite(x))
-
-
-def _check_k1(k1: float) -> None:
-    if not _is_real(k1) or k1 < 0:
-        raise ValueError(f"k1 must be a finite number >= 0, got {k1!r}")
-
-
-def _check_b(b: float, what: str = "b") -> None:
-    if not _is_real(b) or not 0 <= b <= 1:
-        raise ValueError(f"{what} must lie in [0, 1], got {b!r}")
-
-
-def _check_parameters(k1: float, b: float) -> None:
-    _check_k1(k1)
-    _check_b(b)
-
-
-def _check_variant(variant: str) -> None:
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown BM25 variant {variant!r}; expected one of {sorted(VARIANTS)}")
+def _check_term_statistics(tf, dl, df, n_docs) -> tuple[np.ndarray, int]:
+    """N >= 1 and n_t (array-like, each in [1, N]) for an idf, as (float64 array, int);
+    tf, dl and n_t must broadcast together (their values are checked by :func:`saturation`)."""
+    n_docs = check_count("n_docs", n_docs, low=1)
+    df = check_array("df", df, kind="number", low=1, high=n_docs).astype(np.float64)
+    check_broadcast(df=df, tf=check_array("tf", tf, kind="number"), dl=check_array("dl", dl, kind="number"))
+    return df, n_docs
 
 
 def saturation(tf, dl, avdl: float, k1: float, b: float):
@@ -82,29 +68,35 @@ def saturation(tf, dl, avdl: float, k1: float, b: float):
     gives 1), b how much a long document is penalised (b = 0: not at all; b = 1:
     tf is measured relative to dl/avdl). Works element-wise on arrays.
     """
-    _check_parameters(k1, b)
-    tf = np.asarray(tf, dtype=np.float64)
-    norm = k1 * ((1.0 - b) + b * np.asarray(dl, dtype=np.float64) / avdl)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    tf = check_array("tf", tf, kind="number", low=0).astype(np.float64)
+    dl = check_array("dl", dl, kind="number", low=0).astype(np.float64)
+    avdl = check_number("avdl", avdl, low=0, low_open=True)
+    k1 = check_number("k1", k1, low=0)
+    b = check_probability("b", b)
+    check_broadcast(tf=tf, dl=dl)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        norm = k1 * ((1.0 - b) + b * dl / avdl)
         return np.where(tf > 0, tf / (norm + tf), 0.0)
 
 
 def bm25_seed(tf, dl, avdl, df, n_docs, k1, b):
-    """Term weight of the lecture notes: S(tf, dl) · log(N / n_t)."""
-    return saturation(tf, dl, avdl, k1, b) * np.log(n_docs / np.asarray(df, dtype=np.float64))
+    """Term weight of the lecture notes: S(tf, dl) · log(N / n_t), for 1 <= n_t <= N."""
+    df, n_docs = _check_term_statistics(tf, dl, df, n_docs)
+    return saturation(tf, dl, avdl, k1, b) * np.log(n_docs / df)
 
 
 def bm25_robertson(tf, dl, avdl, df, n_docs, k1, b):
     """Term weight with the Robertson-Spärck Jones idf (no relevance information),
-    floored at 0: S(tf, dl) · max(0, log((N − n_t + 0.5) / (n_t + 0.5)))."""
-    df = np.asarray(df, dtype=np.float64)
+    floored at 0: S(tf, dl) · max(0, log((N − n_t + 0.5) / (n_t + 0.5))), for 1 <= n_t <= N."""
+    df, n_docs = _check_term_statistics(tf, dl, df, n_docs)
     idf = np.log(np.maximum((n_docs - df + 0.5) / (df + 0.5), 1.0))
     return saturation(tf, dl, avdl, k1, b) * idf
 
 
 def bm25_lucene(tf, dl, avdl, df, n_docs, k1, b):
-    """Term weight with Lucene's always-positive idf: S(tf, dl) · log(1 + (N − n_t + 0.5) / (n_t + 0.5))."""
-    df = np.asarray(df, dtype=np.float64)
+    """Term weight with Lucene's always-positive idf: S(tf, dl) · log(1 + (N − n_t + 0.5) / (n_t + 0.5)),
+    for 1 <= n_t <= N."""
+    df, n_docs = _check_term_statistics(tf, dl, df, n_docs)
     return saturation(tf, dl, avdl, k1, b) * np.log1p((n_docs - df + 0.5) / (df + 0.5))
 
 
@@ -113,7 +105,6 @@ def bm25_lucene(tf, dl, avdl, df, n_docs, k1, b):
 VARIANTS = {"seed": bm25_seed, "robertson": bm25_robertson, "lucene": bm25_lucene}
 
 
-@functools.lru_cache(maxsize=4)
 def bm25_impacts(index: InvertedIndex, k1: float = 1.2, b: float = 0.75, variant: str = "seed") -> np.ndarray:
     """weight(t, d) for every posting of the index, in the postings' own order.
 
@@ -127,9 +118,19 @@ def bm25_impacts(index: InvertedIndex, k1: float = 1.2, b: float = 0.75, variant
     (P,) float64, P = number of postings; entry i belongs to document
     ``index.postings.indices[i]`` and to the term whose column holds position i.
     """
-    _check_parameters(k1, b)
-    _check_variant(variant)
+    check_instance("index", index, InvertedIndex)
+    k1 = check_number("k1", k1, low=0)
+    b = check_probability("b", b)
+    check_choice("variant", variant, VARIANTS)
+    return _impacts(index, k1, b, variant)
+
+
+@functools.lru_cache(maxsize=4)
+def _impacts(index: InvertedIndex, k1: float, b: float, variant: str) -> np.ndarray:
+    """:func:`bm25_impacts` for checked arguments, cached."""
     postings = index.postings
+    if postings.nnz == 0:  # every document empty: no weight to compute (and avdl = 0)
+        return np.empty(0, dtype=np.float64)
     df_per_posting = np.repeat(index.df, np.diff(postings.indptr))
     impacts = VARIANTS[variant](postings.data, index.doc_lengths[postings.indices], index.avdl,
                                 df_per_posting, index.num_docs, k1, b)
@@ -172,8 +173,12 @@ def bm25_scores(
     an accumulator array in one vectorised step. Work is proportional to the total
     length of the query terms' postings lists, not to N.
     """
-    impacts = bm25_impacts(index, float(k1), float(b), variant)
+    check_instance("index", index, InvertedIndex)
+    k1 = check_number("k1", k1, low=0)
+    b = check_probability("b", b)
+    check_choice("variant", variant, VARIANTS)
     terms = index.query_terms(query)
+    impacts = bm25_impacts(index, k1, b, variant)
     scores = np.zeros(index.num_docs, dtype=np.float64)
     matched = np.zeros(index.num_docs, dtype=bool)
     indptr, doc_ids = index.postings.indptr, index.postings.indices
@@ -205,5 +210,6 @@ def bm25_search(
     -------
     doc_ids : (m,) int64 and scores : (m,) float64, with m <= k.
     """
+    k = check_count("k", k, low=1)
     scores, matched = bm25_scores(index, query, **params)
     return top_k(scores, k, matched)

@@ -39,7 +39,9 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .bm25 import VARIANTS, _check_b, _check_k1, _check_variant, _is_real
+from ..validation import (check_choice, check_count, check_instance, check_mapping, check_number, check_optional,
+                          check_probability, check_str_list, describe)
+from .bm25 import VARIANTS
 from .index import InvertedIndex
 from .ranking import top_k
 from .text import Analyzer
@@ -76,22 +78,17 @@ class FieldedIndex:
     fields: Mapping[str, InvertedIndex]
 
     def __post_init__(self) -> None:
-        if not isinstance(self.fields, Mapping):
-            raise TypeError(f"fields must be a mapping {{name: InvertedIndex}}, got {type(self.fields).__name__}")
-        if not self.fields:
-            raise ValueError("a fielded index needs at least one field")
+        _check_field_names(self.fields)
         for name, field in self.fields.items():
-            if not isinstance(name, str) or not name:
-                raise TypeError(f"field names must be non-empty str, got {name!r}")
-            if not isinstance(field, InvertedIndex):
-                raise TypeError(f"field {name!r} must be an InvertedIndex, got {type(field).__name__}")
+            check_instance(f"fields[{name!r}]", field, InvertedIndex)
         counts = {name: field.num_docs for name, field in self.fields.items()}
         if len(set(counts.values())) > 1:
             listed = ", ".join(f"{name!r} {n:,}" for name, n in counts.items())
-            raise ValueError(f"every field must index the same documents, but the document counts differ: {listed}")
+            raise ValueError(f"every field of fields must index the same documents, but the document counts "
+                             f"differ: {listed}")
         analyzers = [f.analyzer for f in self.fields.values() if f.analyzer is not None]
         if any(a != analyzers[0] for a in analyzers):
-            raise ValueError("every field must use the same analyzer (a query is analysed once "
+            raise ValueError("every field of fields must use the same analyzer (a query is analysed once "
                              f"for all fields), got {analyzers}")
         object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))  # read-only
 
@@ -101,16 +98,22 @@ class FieldedIndex:
         cls, fields: Mapping[str, Sequence[Sequence[str]]], analyzer: Analyzer | None = None
     ) -> "FieldedIndex":
         """Index already-analysed documents: ``{field: [terms of document 0, ...]}``."""
-        if not isinstance(fields, Mapping):
-            raise TypeError(f"fields must be a mapping {{name: documents}}, got {type(fields).__name__}")
+        _check_field_names(fields)
+        check_optional(check_instance, "analyzer", analyzer, kind=Analyzer)
+        for name, documents in fields.items():
+            if isinstance(documents, (str, bytes, Mapping)) or not isinstance(documents, Sequence):
+                raise TypeError(f"fields[{name!r}] must be a list of documents (lists of terms), "
+                                f"got {describe(documents)}")
         return cls({name: InvertedIndex.from_tokens(docs, analyzer) for name, docs in fields.items()})
 
     @classmethod
     def from_texts(cls, fields: Mapping[str, Sequence[str]], analyzer: Analyzer) -> "FieldedIndex":
         """Analyse and index raw texts: ``{field: [text of document 0, ...]}``, one
         analyzer for every field."""
-        if not isinstance(fields, Mapping):
-            raise TypeError(f"fields must be a mapping {{name: texts}}, got {type(fields).__name__}")
+        _check_field_names(fields)
+        check_instance("analyzer", analyzer, Analyzer)
+        for name, texts in fields.items():
+            check_str_list(f"fields[{name!r}]", texts)
         return cls({name: InvertedIndex.from_texts(texts, analyzer) for name, texts in fields.items()})
 
     # ---- statistics and lookup ------------------------------------------------------
@@ -134,36 +137,45 @@ class FieldedIndex:
         return f"FieldedIndex(N={self.num_docs:,} documents, fields: {described})"
 
 
-def _field_weights(index: FieldedIndex, weights: Mapping[str, float] | None) -> dict[str, float]:
+def _check_field_names(fields: object) -> None:
+    """A non-empty mapping whose keys, the field names, are non-empty str."""
+    check_mapping("fields", fields)
+    if not fields:
+        raise ValueError("fields must hold at least one field")
+    for name in fields:
+        if not isinstance(name, str) or not name.strip():
+            raise TypeError(f"fields must be keyed by field names (non-empty str), got key {describe(name)}")
+
+
+def _check_field_weights(index: FieldedIndex, weights: Mapping[str, float] | None) -> dict[str, float]:
+    """w_f >= 0 for every field of ``index`` (1 for all when ``weights`` is None; 0 for a
+    field left out), at least one of them > 0."""
     if weights is None:
         return {name: 1.0 for name in index.fields}
-    if not isinstance(weights, Mapping):
-        raise TypeError(f"weights must be a mapping {{field: weight}}, got {type(weights).__name__}")
+    check_mapping("weights", weights)
     unknown = [name for name in weights if name not in index.fields]
     if unknown:
         raise ValueError(f"unknown field {unknown[0]!r} in weights; the index has fields {list(index.fields)}")
-    for name, w in weights.items():
-        if not _is_real(w) or w < 0:
-            raise ValueError(f"the weight of field {name!r} must be a finite number >= 0, got {w!r}")
-    if not any(w > 0 for w in weights.values()):
-        raise ValueError("at least one field weight must be > 0")
-    return {name: float(weights.get(name, 0.0)) for name in index.fields}
+    checked = {name: check_number(f"weights[{name!r}]", w, low=0) for name, w in weights.items()}
+    if not any(w > 0 for w in checked.values()):
+        raise ValueError("weights must give at least one field a weight > 0")
+    return {name: checked.get(name, 0.0) for name in index.fields}
 
 
-def _field_bs(index: FieldedIndex, b: float | Mapping[str, float], weights: dict[str, float]) -> dict[str, float]:
-    if isinstance(b, Mapping):
-        unknown = [name for name in b if name not in index.fields]
-        if unknown:
-            raise ValueError(f"unknown field {unknown[0]!r} in b; the index has fields {list(index.fields)}")
-        missing = [name for name, w in weights.items() if w > 0 and name not in b]
-        if missing:
-            raise ValueError(f"b gives no value for field {missing[0]!r}; give one for every weighted field")
-        values = dict(b)
-    else:
-        values = {name: b for name in index.fields}
-    for name, value in values.items():
-        _check_b(value, f"b for field {name!r}")
-    return {name: float(values.get(name, 0.0)) for name in index.fields}
+def _check_field_bs(index: FieldedIndex, b: float | Mapping[str, float], weights: dict[str, float]) -> dict[str, float]:
+    """b_f in [0, 1] for every field: one number for all, or one per weighted field."""
+    if not isinstance(b, Mapping):
+        b = check_probability("b", b)
+        return {name: b for name in index.fields}
+    unknown = [name for name in b if name not in index.fields]
+    if unknown:
+        raise ValueError(f"unknown field {unknown[0]!r} in b; the index has fields {list(index.fields)}")
+    missing = [name for name, w in weights.items() if w > 0 and name not in b]
+    if missing:
+        raise ValueError(f"b gives no value for field {missing[0]!r}, which weights weigh > 0 (weights=None "
+                         "weighs every field); give one for every weighted field")
+    checked = {name: check_probability(f"b[{name!r}]", value) for name, value in b.items()}
+    return {name: checked.get(name, 0.0) for name in index.fields}
 
 
 def bm25f_scores(
@@ -214,19 +226,18 @@ def bm25f_scores(
     "richard" is in the speaker field of document 0 only: tf~ = 3 · 1, weight
     3 / (1.2 + 3) · ln(2 / 1) ≈ 0.495; "horse" is in both documents, so idf = ln 1 = 0.
     """
-    if not isinstance(index, FieldedIndex):
-        raise TypeError(f"index must be a FieldedIndex, got {type(index).__name__}")
-    field_weights = _field_weights(index, weights)
-    field_bs = _field_bs(index, b, field_weights)
-    _check_k1(k1)
-    _check_variant(variant)
+    check_instance("index", index, FieldedIndex)
+    field_weights = _check_field_weights(index, weights)
+    field_bs = _check_field_bs(index, b, field_weights)
+    k1 = check_number("k1", k1, low=0)
+    check_choice("variant", variant, VARIANTS)
     terms = index.query_terms(query)
     scores = np.zeros(index.num_docs, dtype=np.float64)
     matched = np.zeros(index.num_docs, dtype=bool)
     seen: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for term in terms:
         if term not in seen:
-            seen[term] = _term_weights(index, term, field_weights, field_bs, float(k1), variant)
+            seen[term] = _term_weights(index, term, field_weights, field_bs, k1, variant)
         doc_ids, term_weights = seen[term]
         scores[doc_ids] += term_weights
         matched[doc_ids] = True
@@ -269,5 +280,6 @@ def bm25f_search(
     -------
     doc_ids : (m,) int64 and scores : (m,) float64, with m <= k.
     """
+    k = check_count("k", k, low=1)
     scores, matched = bm25f_scores(index, query, **params)
     return top_k(scores, k, matched)

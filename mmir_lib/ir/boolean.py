@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..validation import check_array, check_bool, check_count, check_instance, check_str, describe
 from .index import InvertedIndex
 from .positional import PositionalIndex, analyze_with_positions
 from .text import TOKEN
@@ -50,13 +51,10 @@ class MergeResult:
     comparisons: int
 
 
-def _as_postings(name: str, ids) -> list[int]:
-    """Check that ``ids`` is a strictly increasing 1-D array of integers; return a list."""
-    array = np.asarray(ids)
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array of document ids, got shape {array.shape}")
-    if array.size and array.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integer document ids, got dtype {array.dtype}")
+def _check_postings(name: str, ids) -> list[int]:
+    """A postings list: a strictly increasing 1-D array of integers (document ids; or
+    positions minus an offset, which may be negative, in a phrase query); returned as a list."""
+    array = check_array(name, ids, kind="int", ndim=1)
     if np.any(np.diff(array) <= 0):
         raise ValueError(f"{name} must be sorted in strictly increasing order (a postings list)")
     return array.tolist()  # Python ints: a loop over a list is much faster than over an array
@@ -73,7 +71,7 @@ def intersect(a, b) -> MergeResult:
     >>> r.doc_ids.tolist(), r.comparisons
     ([2, 31], 8)
     """
-    x, y = _as_postings("a", a), _as_postings("b", b)
+    x, y = _check_postings("a", a), _check_postings("b", b)
     out, i, j, comparisons = [], 0, 0, 0
     while i < len(x) and j < len(y):
         comparisons += 1
@@ -96,7 +94,7 @@ def union(a, b) -> MergeResult:
     >>> r.doc_ids.tolist(), r.comparisons
     ([1, 2, 3, 5], 3)
     """
-    x, y = _as_postings("a", a), _as_postings("b", b)
+    x, y = _check_postings("a", a), _check_postings("b", b)
     out, i, j, comparisons = [], 0, 0, 0
     while i < len(x) and j < len(y):
         comparisons += 1
@@ -120,7 +118,7 @@ def and_not(a, b) -> MergeResult:
     >>> r.doc_ids.tolist(), r.comparisons
     ([1, 7], 4)
     """
-    x, y = _as_postings("a", a), _as_postings("b", b)
+    x, y = _check_postings("a", a), _check_postings("b", b)
     out, i, j, comparisons = [], 0, 0, 0
     while i < len(x) and j < len(y):
         comparisons += 1
@@ -147,9 +145,12 @@ def intersect_many(lists: Sequence, *, by_df: bool = True) -> MergeResult:
     >>> intersect_many(lists).comparisons, intersect_many(lists, by_df=False).comparisons
     (1, 9)
     """
-    if isinstance(lists, (str, bytes)) or not isinstance(lists, Sequence) or not lists:
-        raise ValueError("lists must be a non-empty sequence of postings lists")
-    checked = [_as_postings(f"lists[{k}]", ids) for k, ids in enumerate(lists)]
+    if isinstance(lists, (str, bytes)) or not isinstance(lists, Sequence):
+        raise TypeError(f"lists must be a non-empty sequence of postings lists, got {describe(lists)}")
+    if len(lists) == 0:
+        raise ValueError("lists must be a non-empty sequence of postings lists, got an empty one")
+    by_df = check_bool("by_df", by_df)
+    checked = [_check_postings(f"lists[{k}]", ids) for k, ids in enumerate(lists)]
     if by_df:
         checked.sort(key=len)  # stable: equal lengths keep their given order
     result, comparisons = checked[0], 0
@@ -187,16 +188,16 @@ def phrase_query(index: PositionalIndex, phrase: str | Sequence[str | None]) -> 
     >>> phrase_query(index, "murder most foul").doc_ids.tolist()
     [0]
     """
-    if not isinstance(index, PositionalIndex):
-        raise TypeError(f"phrase queries need a PositionalIndex (term positions), got {type(index).__name__}")
+    check_instance("index", index, PositionalIndex)  # phrase queries need term positions
     if isinstance(phrase, str):
+        check_str("phrase", phrase)
         if index.analyzer is None:
             raise ValueError("this index was built without an analyzer: pass the phrase as a list of terms")
         slots = analyze_with_positions(index.analyzer, phrase)
     elif isinstance(phrase, Sequence) and all(s is None or isinstance(s, str) for s in phrase):
         slots = list(phrase)
     else:
-        raise TypeError("phrase must be a str or a sequence of terms (str) and gaps (None)")
+        raise TypeError(f"phrase must be a str or a sequence of terms (str) and gaps (None), got {describe(phrase)}")
     kept = [(slot, term) for slot, term in enumerate(slots) if term is not None]
     if not kept:
         raise ValueError(f"the phrase {phrase!r} has no indexed term (only stop words, or nothing)")
@@ -228,6 +229,10 @@ class Term:
     word: str
     position: int = 0
 
+    def __post_init__(self) -> None:
+        check_str("word", self.word)
+        object.__setattr__(self, "position", check_count("position", self.position))
+
     def __str__(self) -> str:
         return self.word
 
@@ -239,21 +244,44 @@ class Phrase:
     text: str
     position: int = 0
 
+    def __post_init__(self) -> None:
+        check_str("text", self.text)
+        object.__setattr__(self, "position", check_count("position", self.position))
+
     def __str__(self) -> str:
         return f'"{self.text}"'
 
 
 @dataclass(frozen=True)
 class Not:
+    """NOT operand: the documents that do not match ``operand``."""
+
     operand: "Node"
+
+    def __post_init__(self) -> None:
+        check_instance("operand", self.operand, _NODES)
 
     def __str__(self) -> str:
         return f"(NOT {self.operand})"
 
 
+def _check_operands(operands: object) -> tuple:
+    """Two or more query nodes, as a tuple."""
+    if isinstance(operands, (str, bytes)) or not isinstance(operands, Sequence) or len(operands) < 2:
+        raise TypeError(f"operands must be a sequence of two or more query nodes, got {describe(operands)}")
+    for i, operand in enumerate(operands):
+        check_instance(f"operands[{i}]", operand, _NODES)
+    return tuple(operands)
+
+
 @dataclass(frozen=True)
 class And:
+    """operand AND operand AND ...: the documents that match every operand."""
+
     operands: tuple["Node", ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "operands", _check_operands(self.operands))
 
     def __str__(self) -> str:
         return "(" + " AND ".join(map(str, self.operands)) + ")"
@@ -261,13 +289,19 @@ class And:
 
 @dataclass(frozen=True)
 class Or:
+    """operand OR operand OR ...: the documents that match some operand."""
+
     operands: tuple["Node", ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "operands", _check_operands(self.operands))
 
     def __str__(self) -> str:
         return "(" + " OR ".join(map(str, self.operands)) + ")"
 
 
 Node = Term | Phrase | Not | And | Or
+_NODES = (Term, Phrase, Not, And, Or)
 
 _OPERATORS = ("AND", "OR", "NOT")
 
@@ -304,12 +338,24 @@ def _lex(query: str) -> list[_Token]:
     return tokens
 
 
+#: Deepest nesting of parentheses and NOTs a query may have (each level is a recursive call).
+MAX_NESTING = 100
+
+
 class _Parser:
     """Recursive descent: one method per rule of the grammar in the module docstring."""
 
     def __init__(self, query: str):
         self.tokens = _lex(query)
         self.i = 0
+        self.depth = 0
+
+    def nest(self, token: _Token) -> None:
+        """One level deeper (a NOT or a '('), refused beyond :data:`MAX_NESTING`."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise ValueError(f"query nests parentheses and NOTs more than {MAX_NESTING} deep "
+                             f"(at position {token.position})")
 
     def peek(self) -> _Token:
         return self.tokens[self.i]
@@ -345,8 +391,10 @@ class _Parser:
 
     def not_expr(self) -> Node:
         if self.peek().kind == "NOT":
-            self.take()
-            return Not(self.not_expr())
+            self.nest(self.take())
+            node = Not(self.not_expr())
+            self.depth -= 1
+            return node
         return self.primary()
 
     def primary(self) -> Node:
@@ -356,10 +404,12 @@ class _Parser:
         if token.kind == "PHRASE":
             return Phrase(token.text, token.position)
         if token.kind == "(":
+            self.nest(token)
             node = self.or_expr()
             close = self.take()
             if close.kind != ")":
                 raise ValueError(f"unbalanced parentheses: '(' at position {token.position} is never closed")
+            self.depth -= 1
             return node
         previous = self.tokens[self.i - 2] if self.i >= 2 else None
         if token.kind in ("END", ")") and previous is not None and previous.kind in _OPERATORS:
@@ -379,15 +429,15 @@ def parse_query(query: str) -> Node:
     :class:`Not`, :class:`And` and :class:`Or` nodes (grammar in the module docstring).
 
     Raises ValueError, naming the position in the query, for an empty query,
-    unbalanced parentheses, an operator with a missing operand, or an unclosed quote.
+    unbalanced parentheses, an operator with a missing operand, an unclosed quote, or
+    parentheses and NOTs nested more than :data:`MAX_NESTING` deep.
 
     >>> print(parse_query('brutus OR caesar AND NOT calpurnia'))
     (brutus OR (caesar AND (NOT calpurnia)))
     >>> print(parse_query('(brutus OR caesar) "noble romans"'))
     ((brutus OR caesar) AND "noble romans")
     """
-    if not isinstance(query, str):
-        raise TypeError(f"query must be a str, got {type(query).__name__}")
+    check_str("query", query, allow_empty=True)  # an empty query gets the parser's own message
     return _Parser(query).query()
 
 
@@ -407,10 +457,12 @@ def evaluate(node: Node, index: InvertedIndex) -> MergeResult:
     as a phrase; a stop word (no terms) is an error, since the index holds no
     postings for it.
     """
+    check_instance("node", node, _NODES)
+    check_instance("index", index, InvertedIndex)
     if isinstance(node, Term):
         terms = index.analyze(node.word)
         if not terms:
-            raise ValueError(f"{node.word!r} at position {node.position} is removed by the analyzer "
+            raise ValueError(f"{node.word!r} at position {node.position} of the query is removed by the analyzer "
                              "(a stop word), so it has no postings list; drop it or quote a phrase")
         if len(terms) > 1:
             return phrase_query(index, terms)
@@ -457,6 +509,5 @@ def boolean_search(index: InvertedIndex, query: str) -> MergeResult:
     >>> boolean_search(index, '"noble romans" OR (caesar calpurnia)').doc_ids.tolist()
     [1, 3]
     """
-    if not isinstance(index, InvertedIndex):
-        raise TypeError(f"index must be an InvertedIndex, got {type(index).__name__}")
+    check_instance("index", index, InvertedIndex)
     return evaluate(parse_query(query), index)

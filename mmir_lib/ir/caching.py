@@ -23,10 +23,15 @@ pairs and words by their frequency in the collection.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from ..validation import check_array, check_callable, check_count, check_number, check_str_list, describe
+
+#: Most distinct queries or requests the functions below draw (each builds an array of them).
+MAX_QUERIES = 10**8
 
 __all__ = [
     "LRUCache",
@@ -39,11 +44,21 @@ __all__ = [
 ]
 
 
-def _check_capacity(capacity: int) -> None:
-    if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)):
-        raise TypeError(f"capacity must be an int, got {type(capacity).__name__}")
-    if capacity < 0:
-        raise ValueError(f"capacity must be >= 0, got {capacity}")
+def _check_key(name: str, key: object) -> Hashable:
+    """A value that can be a dict key (a query string, a tuple of terms, ...)."""
+    try:
+        hash(key)
+    except TypeError:
+        raise TypeError(f"{name} must be hashable (a str, a number, a tuple), got {describe(key)}") from None
+    return key
+
+
+def _check_probabilities(name: str, probabilities: object) -> np.ndarray:
+    """Request probabilities: a 1-D array of numbers in [0, 1] that add up to 1 (to rounding)."""
+    p = check_array(name, probabilities, kind="number", ndim=1, nonempty=True, low=0, high=1).astype(np.float64)
+    if abs(p.sum() - 1) > 1e-6:
+        raise ValueError(f"{name} must add up to 1 (a distribution over the queries), got {p.sum():g}")
+    return p
 
 
 class LRUCache:
@@ -64,8 +79,7 @@ class LRUCache:
     """
 
     def __init__(self, capacity: int):
-        _check_capacity(capacity)
-        self.capacity = int(capacity)
+        self.capacity = check_count("capacity", capacity)
         self.hits = 0
         self.misses = 0
         self._entries: OrderedDict[Hashable, Any] = OrderedDict()
@@ -73,6 +87,7 @@ class LRUCache:
     def get(self, key: Hashable, default: Any = None) -> Any:
         """The value stored for ``key`` (a hit, which makes it the most recent), or
         ``default`` (a miss)."""
+        _check_key("key", key)
         try:
             value = self._entries[key]
         except KeyError:
@@ -84,6 +99,7 @@ class LRUCache:
 
     def put(self, key: Hashable, value: Any) -> None:
         """Store ``value`` as the most recent entry, evicting the least recent if full."""
+        _check_key("key", key)
         if self.capacity == 0:
             return
         self._entries[key] = value
@@ -93,6 +109,8 @@ class LRUCache:
 
     def lookup(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """The cached value for ``key``; on a miss, ``compute()`` it and store it."""
+        _check_key("key", key)
+        check_callable("compute", compute)
         missing = object()
         value = self.get(key, missing)
         if value is missing:
@@ -129,12 +147,13 @@ def query_vocabulary(documents: Iterable[Sequence[str]], size: int, *, min_count
     >>> query_vocabulary([["sweet", "love"], ["sweet", "love", "sweet"]], 3)
     ['sweet', 'love', 'sweet love']
     """
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-        raise ValueError(f"size must be a positive int, got {size!r}")
+    if isinstance(documents, (str, bytes)) or not isinstance(documents, Iterable):
+        raise TypeError(f"documents must be a sequence of documents (lists of words), got {describe(documents)}")
+    size = check_count("size", size, low=1)
+    min_count = check_count("min_count", min_count, low=1)
     counts: Counter[str] = Counter()
-    for words in documents:
-        if isinstance(words, str):
-            raise TypeError("each document must be a sequence of words, not a str")
+    for d, words in enumerate(documents):
+        words = check_str_list(f"documents[{d}]", words)
         counts.update(words)
         counts.update(f"{a} {b}" for a, b in zip(words, words[1:]))
     ranked = sorted((item for item in counts.items() if item[1] >= min_count), key=lambda kv: (-kv[1], kv[0]))
@@ -147,11 +166,9 @@ def zipf_probabilities(n: int, s: float = 1.0) -> np.ndarray:
     >>> zipf_probabilities(3, 1.0).round(3).tolist()  # 1, 1/2, 1/3 normalised
     [0.545, 0.273, 0.182]
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive int, got {n!r}")
-    if not np.isfinite(s) or s < 0:
-        raise ValueError(f"s must be a finite number >= 0, got {s}")
-    weights = np.arange(1, n + 1, dtype=np.float64) ** -float(s)
+    n = check_count("n", n, low=1, high=MAX_QUERIES)
+    s = check_number("s", s, low=0)
+    weights = np.arange(1, n + 1, dtype=np.float64) ** -s
     return weights / weights.sum()
 
 
@@ -162,8 +179,10 @@ def zipf_query_stream(queries: Sequence[str], length: int, *, s: float = 1.0, se
     >>> zipf_query_stream(["love", "king", "ghost"], 8, seed=1)
     ['love', 'ghost', 'love', 'ghost', 'love', 'love', 'ghost', 'love']
     """
-    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 0:
-        raise ValueError(f"length must be an int >= 0, got {length!r}")
+    queries = check_str_list("queries", queries, nonempty=True)
+    length = check_count("length", length, high=MAX_QUERIES)
+    s = check_number("s", s, low=0)
+    seed = check_count("seed", seed)
     p = zipf_probabilities(len(queries), s)
     draws = np.random.default_rng(seed).choice(len(queries), size=length, p=p)
     return [queries[i] for i in draws]
@@ -176,6 +195,12 @@ def lru_hit_rate(stream: Iterable[Hashable], capacity: int) -> float:
     >>> lru_hit_rate(["a", "b", "a", "c", "b", "a"], 2)
     0.16666666666666666
     """
+    if isinstance(stream, (bytes, Mapping)) or not isinstance(stream, Iterable):
+        raise TypeError(f"stream must be a sequence of queries, got {describe(stream)}")
+    capacity = check_count("capacity", capacity)
+    stream = list(stream)
+    for i, query in enumerate(stream):
+        _check_key(f"stream[{i}]", query)
     cache = LRUCache(capacity)
     for query in stream:
         cache.lookup(query, lambda: None)
@@ -190,8 +215,9 @@ def static_cache_hit_rate(probabilities: Sequence[float], capacity: int) -> floa
     >>> static_cache_hit_rate([0.5, 0.3, 0.2], 2)
     0.8
     """
-    _check_capacity(capacity)
-    p = np.sort(np.asarray(probabilities, dtype=np.float64))[::-1]
+    p = _check_probabilities("probabilities", probabilities)
+    capacity = check_count("capacity", capacity)
+    p = np.sort(p)[::-1]
     return float(p[:capacity].sum())
 
 
@@ -209,8 +235,8 @@ def che_lru_hit_rate(probabilities: Sequence[float], capacity: int) -> float:
     """
     import scipy.optimize  # here, not at the top: only this function needs it
 
-    _check_capacity(capacity)
-    p = np.asarray(probabilities, dtype=np.float64)
+    p = _check_probabilities("probabilities", probabilities)
+    capacity = check_count("capacity", capacity)
     p = p[p > 0]
     if capacity == 0:
         return 0.0

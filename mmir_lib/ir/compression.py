@@ -26,8 +26,9 @@ Conventions of this module
 * **Bit codes are strings of '0' and '1'.** That spends a byte per bit, but a reader
   can see every codeword (γ(5) = '00101'); lengths, and so bits per posting, are
   exactly those of a packed bit stream. Variable-byte output is real ``bytes``.
-* Input is checked at the door: a negative number, a non-integer, or (for a
-  postings list) a list that is not strictly increasing raises ValueError.
+* Input is checked at the door: a negative number, a non-integer, a number beyond
+  int64 (2^63 − 1), or (for a postings list) a list that is not strictly increasing
+  raises ValueError or TypeError. Decoding never returns a number beyond int64 either.
 
 References: Elias (1975) for γ and δ; Williams and Zobel (1999) and Scholer et al.
 (2002) for variable-byte; Manning et al. (2008), ch. 5, for the byte layout used here.
@@ -39,6 +40,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..validation import MAX_INT, check_array, check_choice, check_instance, describe
 from .index import InvertedIndex
 
 __all__ = [
@@ -63,23 +65,16 @@ __all__ = [
 CODES = ("vbyte", "gamma", "delta")
 
 
-def _integers(values, name: str, minimum: int) -> np.ndarray:
-    """``values`` as a 1-D int64 array, every element >= ``minimum``, or ValueError."""
-    array = np.asarray(values)
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D sequence of integers, got shape {array.shape}")
-    if array.size == 0:
-        return np.empty(0, dtype=np.int64)
-    if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"{name} must hold integers, got dtype {array.dtype}")
-    if array.min() < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {array.min()}")
-    return array.astype(np.int64)
+def _check_integers(name: str, values, minimum: int) -> np.ndarray:
+    """``values`` as a 1-D int64 array, every element in [``minimum``, 2^63 − 1]."""
+    return check_array(name, values, kind="int", ndim=1, low=minimum)
 
 
-def _check_code(code: str) -> None:
-    if code not in CODES:
-        raise ValueError(f"unknown code {code!r}; expected one of {CODES}")
+def _checked_number(n: int) -> int:
+    """A decoded number, refused if it does not fit an int64 (corrupt or foreign data)."""
+    if n > MAX_INT:
+        raise ValueError(f"the data encode a number above 2^63 - 1 (int64): {n}")
+    return n
 
 
 # ---- d-gaps ------------------------------------------------------------------------
@@ -103,7 +98,7 @@ def dgaps(doc_ids: Sequence[int]) -> np.ndarray:
     >>> dgaps([0, 3, 4, 10]).tolist()
     [1, 3, 1, 6]
     """
-    ids = _integers(doc_ids, "doc_ids", 0)
+    ids = _check_integers("doc_ids", doc_ids, 0)
     if np.any(np.diff(ids) <= 0):
         raise ValueError("doc_ids must be strictly increasing (a sorted postings list without repeats)")
     return np.diff(ids, prepend=-1)
@@ -115,7 +110,10 @@ def from_dgaps(gaps: Sequence[int]) -> np.ndarray:
     >>> from_dgaps([1, 3, 1, 6]).tolist()
     [0, 3, 4, 10]
     """
-    return np.cumsum(_integers(gaps, "gaps", 1)) - 1
+    gaps = _check_integers("gaps", gaps, 1)
+    if gaps.sum(dtype=np.float64) >= 2.0**62 and sum(gaps.tolist()) - 1 > MAX_INT:  # exact test near the limit
+        raise ValueError("gaps add up to a document number above 2^63 - 1 (int64)")
+    return np.cumsum(gaps) - 1
 
 
 # ---- variable-byte -----------------------------------------------------------------
@@ -133,7 +131,7 @@ def vbyte_encode(numbers: Sequence[int]) -> bytes:
     '85 01 82'
     """
     out = bytearray()
-    for n in _integers(numbers, "numbers", 0).tolist():
+    for n in _check_integers("numbers", numbers, 0).tolist():
         groups = [n & 0x7F]
         n >>= 7
         while n:
@@ -152,15 +150,17 @@ def vbyte_decode(data: bytes) -> np.ndarray:
     [5, 130]
     """
     if not isinstance(data, (bytes, bytearray)):
-        raise TypeError(f"data must be bytes, got {type(data).__name__}")
+        raise TypeError(f"data must be bytes, got {describe(data)}")
+    if data and not data[-1] & 0x80:
+        raise ValueError("data ends in the middle of a number (its last byte lacks the stop bit)")
     numbers, n = [], 0
     for byte in data:
         n = (n << 7) | (byte & 0x7F)
         if byte & 0x80:
-            numbers.append(n)
+            numbers.append(_checked_number(n))
             n = 0
-    if data and not data[-1] & 0x80:
-        raise ValueError("data ends in the middle of a number (its last byte lacks the stop bit)")
+        elif n > MAX_INT:
+            _checked_number(n)
     return np.array(numbers, dtype=np.int64)
 
 
@@ -180,14 +180,16 @@ def gamma_encode(numbers: Sequence[int]) -> str:
     >>> gamma_encode([1, 2, 5, 9])
     '1010001010001001'
     """
-    return "".join(_gamma(n) for n in _integers(numbers, "numbers", 1).tolist())
+    return "".join(_gamma(n) for n in _check_integers("numbers", numbers, 1).tolist())
 
 
-def _check_bits(bits: str) -> None:
+def _check_bits(name: str, bits: object) -> str:
+    """A str of the characters '0' and '1' only."""
     if not isinstance(bits, str):
-        raise TypeError(f"bits must be a str of '0' and '1', got {type(bits).__name__}")
+        raise TypeError(f"{name} must be a str of '0' and '1', got {describe(bits)}")
     if bits.strip("01"):
-        raise ValueError("bits must contain only the characters '0' and '1'")
+        raise ValueError(f"{name} must contain only the characters '0' and '1'")
+    return bits
 
 
 def _read_gamma(bits: str, pos: int) -> tuple[int, int]:
@@ -197,8 +199,10 @@ def _read_gamma(bits: str, pos: int) -> tuple[int, int]:
         raise ValueError(f"truncated code: only zeros from bit {pos} on")
     end = 2 * first_one - pos + 1  # as many binary digits after the zeros as zeros + 1
     if end > len(bits):
-        raise ValueError(f"truncated code: a codeword starting at bit {pos} needs {end - pos} bits")
-    return int(bits[first_one:end], 2), end
+        raise ValueError(f"truncated code: the bits end inside a codeword starting at bit {pos}, which needs {end - pos} bits")
+    if end - first_one > 64:
+        raise ValueError(f"the bits encode a number above 2^63 - 1 (int64) at bit {pos}")
+    return _checked_number(int(bits[first_one:end], 2)), end
 
 
 def _read_delta(bits: str, pos: int) -> tuple[int, int]:
@@ -206,13 +210,15 @@ def _read_delta(bits: str, pos: int) -> tuple[int, int]:
     length, pos = _read_gamma(bits, pos)
     end = pos + length - 1
     if end > len(bits):
-        raise ValueError(f"truncated code: a δ codeword needs {length - 1} more bits at bit {pos}")
-    return int("1" + bits[pos:end], 2), end
+        raise ValueError(f"truncated code: the bits end inside a δ codeword that needs {length - 1} more bits "
+                         f"at bit {pos}")
+    if length > 64:
+        raise ValueError(f"the bits encode a number above 2^63 - 1 (int64) at bit {pos}")
+    return _checked_number(int("1" + bits[pos:end], 2)), end
 
 
 def _decode(bits: str, read) -> np.ndarray:
     """Read codewords with ``read(bits, pos) -> (n, next pos)`` until the bits run out."""
-    _check_bits(bits)
     numbers, pos = [], 0
     while pos < len(bits):
         n, pos = read(bits, pos)
@@ -226,6 +232,7 @@ def gamma_decode(bits: str) -> np.ndarray:
     >>> gamma_decode('1010001010001001').tolist()
     [1, 2, 5, 9]
     """
+    bits = _check_bits("bits", bits)
     return _decode(bits, _read_gamma)
 
 
@@ -238,7 +245,7 @@ def delta_encode(numbers: Sequence[int]) -> str:
     '101000110100100001'
     """
     out = []
-    for n in _integers(numbers, "numbers", 1).tolist():
+    for n in _check_integers("numbers", numbers, 1).tolist():
         binary = format(n, "b")
         out.append(_gamma(len(binary)) + binary[1:])
     return "".join(out)
@@ -250,6 +257,7 @@ def delta_decode(bits: str) -> np.ndarray:
     >>> delta_decode('101000110100100001').tolist()
     [1, 2, 5, 9]
     """
+    bits = _check_bits("bits", bits)
     return _decode(bits, _read_delta)
 
 
@@ -262,7 +270,7 @@ def bit_length(numbers) -> np.ndarray:
     >>> bit_length([1, 2, 3, 4, 255, 256]).tolist()
     [1, 2, 2, 3, 8, 9]
     """
-    rest = _integers(numbers, "numbers", 1)
+    rest = _check_integers("numbers", numbers, 1)
     length = np.zeros(len(rest), dtype=np.int64)
     while np.any(rest):
         length += rest > 0
@@ -281,11 +289,11 @@ def code_lengths(numbers, code: str) -> np.ndarray:
     >>> code_lengths([0, 127, 128], "vbyte").tolist()
     [8, 8, 16]
     """
-    _check_code(code)
+    check_choice("code", code, CODES)
+    n = _check_integers("numbers", numbers, 0 if code == "vbyte" else 1)
     if code == "vbyte":
-        n = _integers(numbers, "numbers", 0)
         return 8 * np.maximum(1, -(-bit_length(np.maximum(n, 1)) // 7))
-    length = bit_length(numbers)
+    length = bit_length(n)
     if code == "gamma":
         return 2 * length - 1
     return length - 1 + 2 * bit_length(length) - 1
@@ -303,7 +311,7 @@ def encode_postings(doc_ids: Sequence[int], code: str) -> bytes | str:
     >>> encode_postings([0, 3, 4, 10], "gamma")
     '1011100110'
     """
-    _check_code(code)
+    check_choice("code", code, CODES)
     return _ENCODERS[code](dgaps(doc_ids))
 
 
@@ -313,8 +321,15 @@ def decode_postings(encoded: bytes | str, code: str) -> np.ndarray:
     >>> decode_postings('1011100110', "gamma").tolist()
     [0, 3, 4, 10]
     """
-    _check_code(code)
-    return from_dgaps(_DECODERS[code](encoded))
+    check_choice("code", code, CODES)
+    if code == "vbyte" and not isinstance(encoded, (bytes, bytearray)):
+        raise TypeError(f"encoded must be bytes for the vbyte code, got {describe(encoded)}")
+    if code != "vbyte":
+        _check_bits("encoded", encoded)
+    gaps = _DECODERS[code](encoded)
+    if np.any(gaps == 0):
+        raise ValueError("encoded holds a gap of 0: not the d-gaps of a postings list")
+    return from_dgaps(gaps)
 
 
 def index_dgaps(index: InvertedIndex) -> np.ndarray:
@@ -323,6 +338,7 @@ def index_dgaps(index: InvertedIndex) -> np.ndarray:
     Vectorised over the CSC arrays: the gap of each posting is its document number
     minus its predecessor's in the same list, and d + 1 for the first of a list.
     """
+    check_instance("index", index, InvertedIndex)
     ids = index.postings.indices.astype(np.int64)
     gaps = np.diff(ids, prepend=-1)
     starts = index.postings.indptr[:-1][index.df > 0]
@@ -341,4 +357,8 @@ def bits_per_posting(index: InvertedIndex, code: str) -> float:
     >>> index_dgaps(toy).tolist(), bits_per_posting(toy, "gamma")
     ([1, 2, 1, 1, 1], 1.4)
     """
+    check_instance("index", index, InvertedIndex)
+    check_choice("code", code, CODES)
+    if index.postings.nnz == 0:
+        raise ValueError("index has no postings: bits per posting are undefined")
     return float(code_lengths(index_dgaps(index), code).mean())

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..validation import (check_array, check_choice, check_count, check_instance, check_optional, check_str,
+                          check_str_list, describe)
 from .index import InvertedIndex
 from .query_processing import ALGORITHMS, CollectionStatistics
 from .ranking import top_k
@@ -51,13 +53,34 @@ __all__ = [
 
 Ranking = tuple[np.ndarray, np.ndarray]  # (doc_ids (m,) int64, scores (m,) float64), best first
 
+#: Most documents :func:`partition_documents` numbers (it builds an array of them all).
+_MAX_DOCS = 10**9
+#: Most nodes :func:`term_partition_costs` counts (it builds a matrix with a column per node).
+_MAX_NODES = 10**6
 
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
-    return int(value)
+
+def _check_queries(name: str, queries: object) -> list:
+    """A list of queries, each a str or a list of str terms (checked when analysed)."""
+    if isinstance(queries, (str, bytes)) or not isinstance(queries, Sequence):
+        raise TypeError(f"{name} must be a list of queries (str or lists of terms), got {describe(queries)}")
+    for i, query in enumerate(queries):
+        if not isinstance(query, str) and (not isinstance(query, Sequence)
+                                           or not all(isinstance(t, str) for t in query)):
+            raise TypeError(f"{name}[{i}] must be a str or a list of str terms, got {describe(query)}")
+    return list(queries)
+
+
+def _check_parts(name: str, parts: object, num_docs: int) -> list[np.ndarray]:
+    """Disjoint, non-empty, increasing arrays of document numbers that cover 0..num_docs − 1."""
+    if isinstance(parts, (str, bytes)) or not isinstance(parts, Sequence) or len(parts) == 0:
+        raise TypeError(f"{name} must be a non-empty list of arrays of document numbers, got {describe(parts)}")
+    checked = [check_array(f"{name}[{s}]", p, kind="int", ndim=1, nonempty=True, low=0, high=max(num_docs - 1, 0))
+               for s, p in enumerate(parts)]
+    if any(np.any(np.diff(p) <= 0) for p in checked):
+        raise ValueError(f"each of {name} must list its document numbers in increasing order")
+    if not np.array_equal(np.sort(np.concatenate(checked)), np.arange(num_docs)):
+        raise ValueError(f"{name} must hold every document number 0..{num_docs - 1} exactly once")
+    return checked
 
 
 def partition_documents(num_docs: int, num_shards: int, *, method: str = "contiguous", seed: int = 0) -> list[np.ndarray]:
@@ -82,18 +105,17 @@ def partition_documents(num_docs: int, num_shards: int, *, method: str = "contig
     >>> [p.tolist() for p in partition_documents(7, 3, method="round_robin")]
     [[0, 3, 6], [1, 4], [2, 5]]
     """
-    num_docs, num_shards = _positive_int(num_docs, "num_docs"), _positive_int(num_shards, "num_shards")
-    if num_shards > num_docs:
-        raise ValueError(f"cannot split {num_docs} documents into {num_shards} non-empty shards")
+    num_docs = check_count("num_docs", num_docs, low=1, high=_MAX_DOCS)
+    num_shards = check_count("num_shards", num_shards, low=1, high=num_docs)
+    check_choice("method", method, ("contiguous", "round_robin", "random"))
+    seed = check_count("seed", seed)
     ids = np.arange(num_docs, dtype=np.int64)
     if method == "contiguous":
         return np.array_split(ids, num_shards)
     if method == "round_robin":
         return [ids[s::num_shards] for s in range(num_shards)]
-    if method == "random":
-        shuffled = np.random.default_rng(seed).permutation(ids)
-        return [np.sort(part) for part in np.array_split(shuffled, num_shards)]
-    raise ValueError(f"unknown method {method!r}; expected 'contiguous', 'round_robin' or 'random'")
+    shuffled = np.random.default_rng(seed).permutation(ids)
+    return [np.sort(part) for part in np.array_split(shuffled, num_shards)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,6 +129,16 @@ class Shard:
 
     doc_ids: np.ndarray
     index: InvertedIndex
+
+    def __post_init__(self) -> None:
+        check_instance("index", self.index, InvertedIndex)
+        doc_ids = check_array("doc_ids", self.doc_ids, kind="int", ndim=1, low=0)
+        if len(doc_ids) != self.index.num_docs:
+            raise ValueError(f"doc_ids must give one global number per document of the index: "
+                             f"{len(doc_ids)} for {self.index.num_docs}")
+        if np.any(np.diff(doc_ids) <= 0):
+            raise ValueError("doc_ids must be strictly increasing (local order = global order)")
+        object.__setattr__(self, "doc_ids", doc_ids)
 
     def __repr__(self) -> str:
         return f"Shard({len(self.doc_ids):,} documents, {self.index!r})"
@@ -122,17 +154,13 @@ def build_shards(
     increasing, non-empty arrays); ``analyzer`` is kept by every shard's index so
     that shards can analyse query strings.
     """
-    if len(parts) == 0 or any(len(p) == 0 for p in parts):
-        raise ValueError("parts must be a non-empty list of non-empty arrays of document numbers")
-    seen = np.concatenate([np.asarray(p, dtype=np.int64) for p in parts])
-    if not np.array_equal(np.sort(seen), np.arange(len(documents))):
-        raise ValueError(f"parts must hold every document number 0..{len(documents) - 1} exactly once")
-    if any(np.any(np.diff(p) <= 0) for p in parts):
-        raise ValueError("each part must list its document numbers in increasing order")
-    return [
-        Shard(np.asarray(p, dtype=np.int64), InvertedIndex.from_tokens([documents[d] for d in p], analyzer))
-        for p in parts
-    ]
+    if isinstance(documents, (str, bytes)) or not isinstance(documents, Sequence) or len(documents) == 0:
+        raise TypeError(f"documents must be a non-empty list of documents (lists of terms), got {describe(documents)}")
+    for d, terms in enumerate(documents):
+        check_str_list(f"documents[{d}]", terms)
+    parts = _check_parts("parts", parts, len(documents))
+    check_optional(check_instance, "analyzer", analyzer, kind=Analyzer)
+    return [Shard(p, InvertedIndex.from_tokens([documents[d] for d in p], analyzer)) for p in parts]
 
 
 def _all_terms(index: InvertedIndex, queries: Sequence[str | Sequence[str]]) -> list[str]:
@@ -142,6 +170,8 @@ def _all_terms(index: InvertedIndex, queries: Sequence[str | Sequence[str]]) -> 
 def shard_statistics(shard: Shard, queries: Sequence[str | Sequence[str]]) -> CollectionStatistics:
     """The shard's N_s, Σ dl and n_t^s for every term of ``queries``: what it sends
     the manager so that global statistics can be formed (:meth:`CollectionStatistics.combine`)."""
+    check_instance("shard", shard, Shard)
+    queries = _check_queries("queries", queries)
     return CollectionStatistics.of(shard.index, _all_terms(shard.index, queries))
 
 
@@ -161,14 +191,33 @@ def search_shard(
     a key of :data:`~mmir_lib.ir.query_processing.ALGORITHMS`; ``params`` go to it
     (k1, b, variant).
     """
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; expected one of {sorted(ALGORITHMS)}")
+    check_instance("shard", shard, Shard)
+    queries = _check_queries("queries", queries)
+    k = check_count("k", k, low=1)
+    check_optional(check_instance, "statistics", statistics, kind=CollectionStatistics)
+    check_choice("algorithm", algorithm, ALGORITHMS)
     search = ALGORITHMS[algorithm]
     answers = []
     for query in queries:
         result = search(shard.index, query, k, statistics=statistics, **params)
         answers.append((shard.doc_ids[result.doc_ids], result.scores))
     return answers
+
+
+def _check_rankings(name: str, rankings: object) -> list[Ranking]:
+    """A non-empty list of (doc_ids, scores) pairs of equal lengths."""
+    if isinstance(rankings, (str, bytes)) or not isinstance(rankings, Sequence) or len(rankings) == 0:
+        raise TypeError(f"{name} must be a non-empty list of (doc_ids, scores) pairs, got {describe(rankings)}")
+    checked = []
+    for s, ranking in enumerate(rankings):
+        if not isinstance(ranking, Sequence) or len(ranking) != 2:
+            raise TypeError(f"{name}[{s}] must be a pair (doc_ids, scores), got {describe(ranking)}")
+        ids = check_array(f"{name}[{s}]'s doc_ids", ranking[0], kind="int", ndim=1, low=0)
+        scores = check_array(f"{name}[{s}]'s scores", ranking[1], ndim=1)
+        if len(ids) != len(scores):
+            raise ValueError(f"{name}[{s}] has {len(ids)} doc_ids but {len(scores)} scores")
+        checked.append((ids, scores))
+    return checked
 
 
 def merge_results(rankings: Sequence[Ranking], k: int) -> Ranking:
@@ -181,10 +230,10 @@ def merge_results(rankings: Sequence[Ranking], k: int) -> Ranking:
     >>> merge_results([(np.array([4, 0]), np.array([2.0, 1.0])), (np.array([1]), np.array([2.0]))], 2)
     (array([1, 4]), array([2., 2.]))
     """
-    if not rankings:
-        raise ValueError("need at least one ranking to merge")
-    doc_ids = np.concatenate([np.asarray(ids, dtype=np.int64) for ids, _ in rankings])
-    scores = np.concatenate([np.asarray(s, dtype=np.float64) for _, s in rankings])
+    rankings = _check_rankings("rankings", rankings)
+    k = check_count("k", k, low=1)
+    doc_ids = np.concatenate([ids for ids, _ in rankings])
+    scores = np.concatenate([s for _, s in rankings])
     if len(np.unique(doc_ids)) != len(doc_ids):
         raise ValueError("a document appears in more than one ranking: shards must be disjoint")
     by_doc = np.argsort(doc_ids)  # so that top_k's tie rule (smaller position) = smaller doc number
@@ -224,10 +273,17 @@ def distributed_search(
     -------
     list of (doc_ids, scores), one per query, in global document numbers.
     """
-    if statistics not in ("global", "local"):
-        raise ValueError(f"statistics must be 'global' or 'local', got {statistics!r}")
-    if not shards:
-        raise ValueError("need at least one shard")
+    if not all(callable(getattr(client, method, None)) for method in ("scatter", "map", "submit", "gather")):
+        raise TypeError(f"client must be a dask.distributed.Client (scatter, map, submit, gather), "
+                        f"got {describe(client)}")
+    if isinstance(shards, (str, bytes)) or not isinstance(shards, Sequence) or len(shards) == 0:
+        raise TypeError(f"shards must be a non-empty list of Shard, got {describe(shards)}")
+    for s, shard in enumerate(shards):
+        check_instance(f"shards[{s}]", shard, Shard)
+    queries = _check_queries("queries", queries)
+    k = check_count("k", k, low=1)
+    check_choice("statistics", statistics, ("global", "local"))
+    check_choice("algorithm", params.get("algorithm", "taat"), ALGORITHMS)
     # hash=False: fresh keys on every call. With content-hashed keys, a second call
     # could re-scatter a shard while the first call's release of it is still in flight.
     on_workers = client.scatter(list(shards), hash=False)
@@ -290,12 +346,13 @@ def document_partition_costs(
     ships back at most ``k`` results: min(k, its documents matching the query).
     Distinct query terms are read once.
     """
-    k = _positive_int(k, "k")
+    check_instance("index", index, InvertedIndex)
+    queries = _check_queries("queries", queries)
+    parts = _check_parts("parts", parts, index.num_docs)
+    k = check_count("k", k, low=1)
     node_of_doc = np.full(index.num_docs, -1, dtype=np.int64)
     for s, part in enumerate(parts):
-        node_of_doc[np.asarray(part, dtype=np.int64)] = s
-    if np.any(node_of_doc < 0):
-        raise ValueError("parts must cover every document of the index")
+        node_of_doc[part] = s
     n_nodes = len(parts)
     postings = np.zeros((len(queries), n_nodes), dtype=np.int64)
     shipped = np.zeros_like(postings)
@@ -317,7 +374,9 @@ def term_node(term: str, num_nodes: int) -> int:
     >>> term_node("love", 4), term_node("king", 4)
     (1, 3)
     """
-    return zlib.crc32(term.encode("utf-8")) % _positive_int(num_nodes, "num_nodes")
+    check_str("term", term, allow_empty=True)
+    num_nodes = check_count("num_nodes", num_nodes, low=1)
+    return zlib.crc32(term.encode("utf-8")) % num_nodes
 
 
 def term_partition_costs(index: InvertedIndex, queries: Sequence[str | Sequence[str]], num_nodes: int) -> PartitionCosts:
@@ -328,7 +387,9 @@ def term_partition_costs(index: InvertedIndex, queries: Sequence[str | Sequence[
     lists and, for an exact top k, ships one partial score per distinct document
     in them (it merges its own lists first). Distinct query terms are read once.
     """
-    num_nodes = _positive_int(num_nodes, "num_nodes")
+    check_instance("index", index, InvertedIndex)
+    queries = _check_queries("queries", queries)
+    num_nodes = check_count("num_nodes", num_nodes, low=1, high=_MAX_NODES)
     postings = np.zeros((len(queries), num_nodes), dtype=np.int64)
     shipped = np.zeros_like(postings)
     for q, query in enumerate(queries):

@@ -16,12 +16,13 @@ The index stores, for a collection of N documents and a vocabulary of V terms:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse
 
+from ..validation import check_array, check_instance, check_optional, check_str, check_str_list, describe
 from .text import Analyzer
 
 __all__ = ["InvertedIndex"]
@@ -46,6 +47,18 @@ class InvertedIndex:
     doc_lengths: np.ndarray
     analyzer: Analyzer | None = None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.terms, np.ndarray) or self.terms.ndim != 1 or self.terms.dtype.kind != "U":
+            raise TypeError(f"terms must be a 1-D numpy array of str, got {describe(self.terms)}")
+        if not scipy.sparse.issparse(self.postings) or self.postings.format != "csc":
+            raise TypeError(f"postings must be a scipy.sparse CSC array, got {describe(self.postings)}")
+        check_array("doc_lengths", self.doc_lengths, kind="int", ndim=1, low=0)
+        check_optional(check_instance, "analyzer", self.analyzer, kind=Analyzer)
+        if self.postings.shape != (len(self.doc_lengths), len(self.terms)):
+            raise ValueError(f"postings must have shape (N, V) = ({len(self.doc_lengths)}, {len(self.terms)}): "
+                             f"one row per entry of doc_lengths, one column per entry of terms; "
+                             f"got {self.postings.shape}")
+
     # ---- construction -------------------------------------------------------------
     @classmethod
     def from_tokens(
@@ -56,16 +69,21 @@ class InvertedIndex:
         ``analyzer`` is only remembered, so that :meth:`analyze` can turn a query
         string into terms the same way the documents were.
         """
+        if isinstance(documents, (str, bytes, Mapping)) or not isinstance(documents, Iterable):
+            raise TypeError(f"documents must be a sequence of documents (lists of terms), got {describe(documents)}")
+        check_optional(check_instance, "analyzer", analyzer, kind=Analyzer)
         doc_ids, term_strings = [], []
         doc_lengths = []
         for d, tokens in enumerate(documents):
-            if isinstance(tokens, str):
-                raise TypeError("each document must be a sequence of terms, not a str")
+            if isinstance(tokens, (str, bytes, Mapping)) or not isinstance(tokens, (Sequence, np.ndarray)):
+                raise TypeError(f"documents[{d}] must be a sequence of terms (str), got {describe(tokens)}")
+            if not set(map(type, tokens)) <= {str}:  # fast check; subclasses of str pass below
+                check_str_list(f"documents[{d}]", tokens)
             doc_ids.extend([d] * len(tokens))
             term_strings.extend(tokens)
             doc_lengths.append(len(tokens))
         if not doc_lengths:
-            raise ValueError("cannot index an empty collection")
+            raise ValueError("documents is empty: cannot index an empty collection")
         terms, term_ids = np.unique(np.array(term_strings, dtype=str), return_inverse=True)
         n_docs, n_terms = len(doc_lengths), len(terms)
         tf = scipy.sparse.coo_array(
@@ -78,7 +96,9 @@ class InvertedIndex:
     @classmethod
     def from_texts(cls, texts: Iterable[str], analyzer: Analyzer) -> "InvertedIndex":
         """Analyse each text with ``analyzer`` and index the resulting terms."""
-        return cls.from_tokens((analyzer(t) for t in texts), analyzer)
+        texts = check_str_list("texts", texts, nonempty=True)
+        check_instance("analyzer", analyzer, Analyzer)
+        return cls.from_tokens([analyzer(t) for t in texts], analyzer)
 
     # ---- statistics -----------------------------------------------------------------
     @property
@@ -109,6 +129,7 @@ class InvertedIndex:
     # ---- lookup ---------------------------------------------------------------------
     def term_id(self, term: str) -> int | None:
         """The id of ``term`` (binary search in the sorted dictionary), or None."""
+        check_str("term", term, allow_empty=True)
         i = int(np.searchsorted(self.terms, term))
         return i if i < len(self.terms) and self.terms[i] == term else None
 
@@ -128,10 +149,7 @@ class InvertedIndex:
 
         Raises TypeError for a non-string and ValueError for an empty or blank query.
         """
-        if not isinstance(query, str):
-            raise TypeError(f"query must be a str, got {type(query).__name__}")
-        if not query.strip():
-            raise ValueError("query is empty: expected at least one word")
+        check_str("query", query)
         if self.analyzer is None:
             raise ValueError("this index was built from tokens without an analyzer; "
                              "pass a list of terms instead of a string")
@@ -144,7 +162,7 @@ class InvertedIndex:
             return self.analyze(query)
         if isinstance(query, Sequence) and all(isinstance(t, str) for t in query):
             return list(query)
-        raise TypeError("query must be a str or a sequence of str terms")
+        raise TypeError(f"query must be a str or a sequence of str terms, got {describe(query)}")
 
     def __repr__(self) -> str:
         return (f"InvertedIndex(N={self.num_docs:,} documents, V={self.num_terms:,} terms, "

@@ -30,19 +30,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..validation import check_array, check_count, check_optional, describe
+
 __all__ = ["LogLogFit", "fit_loglog", "ZipfFit", "rank_frequency", "fit_zipf",
            "HeapsFit", "vocabulary_growth", "fit_heaps"]
 
 
-def _positive_vector(name: str, values) -> np.ndarray:
-    array = np.asarray(values)
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array, got shape {array.shape}")
-    if array.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold numbers, got dtype {array.dtype}")
-    array = array.astype(np.float64)
-    if not np.all(np.isfinite(array)) or np.any(array <= 0):
-        raise ValueError(f"{name} must be finite and > 0 (logarithms are taken)")
+def _check_positive(name: str, values) -> np.ndarray:
+    """A 1-D array of finite numbers > 0 (logarithms are taken), as float64."""
+    array = check_array(name, values, kind="number", ndim=1).astype(np.float64)
+    if np.any(array <= 0):
+        raise ValueError(f"{name} must hold numbers > 0 (logarithms are taken), found {array.min():g}")
     return array
 
 
@@ -71,14 +69,14 @@ def fit_loglog(x, y) -> LogLogFit:
     >>> round(fit.slope, 6), round(float(np.exp(fit.intercept)), 6), fit.r_squared
     (-1.0, 24.0, 1.0)
     """
-    x, y = _positive_vector("x", x), _positive_vector("y", y)
+    x, y = _check_positive("x", x), _check_positive("y", y)
     if len(x) != len(y):
         raise ValueError(f"x and y must have the same length, got {len(x)} and {len(y)}")
+    if len(np.unique(x)) < 2:
+        raise ValueError("x must hold at least two different values: a line needs two points with different x")
     u, w = np.log(x), np.log(y)
     du = u - u.mean()
     sxx = float(du @ du)
-    if len(x) < 2 or sxx == 0:
-        raise ValueError("a line needs at least two points with different x")
     slope = float(du @ (w - w.mean())) / sxx
     intercept = float(w.mean() - slope * u.mean())
     total = float(((w - w.mean()) ** 2).sum())
@@ -110,8 +108,8 @@ def rank_frequency(frequencies) -> tuple[np.ndarray, np.ndarray]:
     >>> rank_frequency([3, 10, 1])
     (array([1, 2, 3]), array([10,  3,  1]))
     """
-    array = np.asarray(frequencies)
-    _positive_vector("frequencies", array)
+    array = check_array("frequencies", frequencies, kind="number", ndim=1, nonempty=True)
+    _check_positive("frequencies", array)
     ranked = np.sort(array)[::-1]
     return np.arange(1, len(ranked) + 1), ranked
 
@@ -137,20 +135,13 @@ def fit_zipf(frequencies, *, rank_min: int = 1, rank_max: int | None = None) -> 
     (1.2, 1000.0)
     """
     ranks, ranked = rank_frequency(frequencies)
+    rank_min = check_count("rank_min", rank_min, low=1)
+    rank_max = check_optional(check_count, "rank_max", rank_max, low=rank_min + 1, high=len(ranked))
     rank_max = len(ranked) if rank_max is None else rank_max
-    _check_range("rank", rank_min, rank_max, len(ranked))
+    if rank_min >= rank_max:
+        raise ValueError(f"rank_min must be < rank_max = {rank_max} (a fit needs two ranks), got {rank_min}")
     fit = fit_loglog(ranks[rank_min - 1 : rank_max], ranked[rank_min - 1 : rank_max])
     return ZipfFit(-fit.slope, float(np.exp(fit.intercept)), fit.r_squared, rank_min, rank_max)
-
-
-def _check_range(name: str, low, high, largest: int | None = None) -> None:
-    """1 <= low < high (<= largest): the fitting range of ranks or token counts."""
-    for value, which in ((low, f"{name}_min"), (high, f"{name}_max")):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{which} must be an int, got {type(value).__name__}")
-    if not 1 <= low < high or (largest is not None and high > largest):
-        bound = f" <= {largest}" if largest is not None else ""
-        raise ValueError(f"need 1 <= {name}_min < {name}_max{bound}, got {low} and {high}")
 
 
 # ---- Heaps --------------------------------------------------------------------------
@@ -183,22 +174,27 @@ def vocabulary_growth(tokens: Sequence, sizes=None) -> tuple[np.ndarray, np.ndar
     >>> vocabulary_growth("to be or not to be".split())
     (array([1, 2, 3, 4, 5, 6]), array([1, 2, 3, 4, 4, 4]))
     """
-    if isinstance(tokens, str) or not isinstance(tokens, Sequence | np.ndarray):
-        raise TypeError("tokens must be a sequence of tokens (a list, or an array), not a single str")
-    if isinstance(tokens, np.ndarray) and tokens.ndim != 1:
-        raise ValueError(f"tokens must be 1-D, got shape {tokens.shape}")
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence | np.ndarray):
+        raise TypeError(f"tokens must be a sequence of tokens (a list, or an array), got {describe(tokens)}")
+    if isinstance(tokens, np.ndarray) and (tokens.ndim != 1 or tokens.dtype.kind not in "iuU"):
+        raise ValueError(f"tokens must be a 1-D array of str or int, got {describe(tokens)}")
     if len(tokens) == 0:
         raise ValueError("tokens is empty: the vocabulary of no text does not grow")
+    if sizes is not None:
+        sizes = check_array("sizes", sizes, kind="int", ndim=1, low=1)
+        if sizes.size and sizes.max() > len(tokens):
+            raise ValueError(f"sizes must be <= the number of tokens, {len(tokens)}, found {sizes.max()}")
+
     first_seen: dict = {}
-    for i, token in enumerate(tokens.tolist() if isinstance(tokens, np.ndarray) else tokens):
-        first_seen.setdefault(token, i)
+    try:
+        for i, token in enumerate(tokens.tolist() if isinstance(tokens, np.ndarray) else tokens):
+            first_seen.setdefault(token, i)
+    except TypeError:  # an unhashable token
+        raise TypeError(f"tokens must be hashable values (str, int), found {describe(token)}") from None
     first = np.fromiter(first_seen.values(), dtype=np.int64)  # increasing: dicts keep insertion order
     if sizes is None:
-        sizes = np.arange(1, len(tokens) + 1)
-    sizes = np.asarray(sizes)
-    if sizes.ndim != 1 or sizes.dtype.kind not in "iu" or np.any(sizes < 1) or np.any(sizes > len(tokens)):
-        raise ValueError(f"sizes must be a 1-D array of integers in [1, {len(tokens)}]")
-    return sizes.astype(np.int64), np.searchsorted(first, sizes, side="left").astype(np.int64)
+        sizes = np.arange(1, len(tokens) + 1, dtype=np.int64)
+    return sizes, np.searchsorted(first, sizes, side="left").astype(np.int64)
 
 
 def fit_heaps(n, vocabulary, *, n_min: int = 1, n_max: int | None = None) -> HeapsFit:
@@ -212,12 +208,17 @@ def fit_heaps(n, vocabulary, *, n_min: int = 1, n_max: int | None = None) -> Hea
     >>> round(fit.k, 6), round(fit.b, 6)
     (30.0, 0.5)
     """
-    n_arr = _positive_vector("n", n)
-    v_arr = _positive_vector("vocabulary", vocabulary)
+    n_arr = _check_positive("n", n)
+    v_arr = _check_positive("vocabulary", vocabulary)
     if len(n_arr) != len(v_arr):
         raise ValueError(f"n and vocabulary must have the same length, got {len(n_arr)} and {len(v_arr)}")
+    if len(n_arr) == 0:
+        raise ValueError("n must not be empty: a fit needs points")
+    n_min = check_count("n_min", n_min, low=1)
+    n_max = check_optional(check_count, "n_max", n_max, low=n_min + 1)
     n_max = int(np.ceil(n_arr.max())) if n_max is None else n_max
-    _check_range("n", n_min, n_max)
+    if n_min >= n_max:
+        raise ValueError(f"n_min must be < n_max = {n_max}, got {n_min}")
     keep = (n_arr >= n_min) & (n_arr <= n_max)
     if np.count_nonzero(keep) < 2:
         raise ValueError(f"only {np.count_nonzero(keep)} point(s) have n in [{n_min}, {n_max}]; a fit needs 2")

@@ -25,11 +25,12 @@ foul ..." (Lucene's position increments behave the same way).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..validation import check_array, check_count, check_instance, check_optional, check_str, check_str_list, describe
 from .index import InvertedIndex
 from .text import Analyzer, tokenize
 
@@ -46,8 +47,8 @@ def analyze_with_positions(analyzer: Analyzer, text: str) -> list[str | None]:
     >>> analyze_with_positions(Analyzer(stopwords=ENGLISH_STOP_WORDS, stem=True), "Murder most foul")
     ['murder', None, 'foul']
     """
-    if not isinstance(analyzer, Analyzer):
-        raise TypeError(f"analyzer must be an Analyzer, got {type(analyzer).__name__}")
+    check_instance("analyzer", analyzer, Analyzer)
+    check_str("text", text, allow_empty=True)
     # The analyzer tokenises, drops the tokens on its stop list, and maps every other
     # token to exactly one term, in order: so its output fills the non-stop slots.
     stop = analyzer.stopwords or frozenset()
@@ -91,6 +92,14 @@ class PositionalIndex(InvertedIndex):
     position_data: np.ndarray = field(kw_only=True)
     position_offsets: np.ndarray = field(kw_only=True)
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_array("position_data", self.position_data, kind="int", ndim=1, low=0)
+        offsets = check_array("position_offsets", self.position_offsets, kind="int", ndim=1, low=0)
+        if len(offsets) != self.postings.nnz + 1 or offsets[-1] != len(self.position_data):
+            raise ValueError(f"position_offsets must hold nnz + 1 = {self.postings.nnz + 1} offsets, the last "
+                             f"equal to len(position_data) = {len(self.position_data)}")
+
     # ---- construction -------------------------------------------------------------
     @classmethod
     def from_tokens(
@@ -102,15 +111,19 @@ class PositionalIndex(InvertedIndex):
         indexed but still takes up its position. Lists of terms without ``None`` are
         numbered 0, 1, 2, ... .
         """
+        if isinstance(documents, (str, bytes, Mapping)) or not isinstance(documents, Iterable):
+            raise TypeError(f"documents must be a sequence of documents (lists of terms), got {describe(documents)}")
+        check_optional(check_instance, "analyzer", analyzer, kind=Analyzer)
         doc_terms, doc_positions = [], []
         for d, tokens in enumerate(documents):
-            if isinstance(tokens, str):
-                raise TypeError("each document must be a sequence of terms, not a str")
+            if isinstance(tokens, (str, bytes, Mapping)) or not isinstance(tokens, (Sequence, np.ndarray)):
+                raise TypeError(f"documents[{d}] must be a sequence of terms (str) and gaps (None), "
+                                f"got {describe(tokens)}")
             if not set(map(type, tokens)) <= {str, type(None)}:  # fast check; subclasses of str pass below
                 bad = next((p for p, t in enumerate(tokens) if t is not None and not isinstance(t, str)), None)
                 if bad is not None:
-                    raise TypeError(f"document {d}, position {bad}: expected a str term or None, "
-                                    f"got {type(tokens[bad]).__name__}")
+                    raise TypeError(f"documents[{d}][{bad}] must be a str term or None, "
+                                    f"got {describe(tokens[bad])}")
             # a None slot is a removed stop word: not indexed, but it takes up its position
             doc_positions.append([p for p, t in enumerate(tokens) if t is not None])
             doc_terms.append([t for t in tokens if t is not None])
@@ -131,7 +144,9 @@ class PositionalIndex(InvertedIndex):
     def from_texts(cls, texts: Iterable[str], analyzer: Analyzer) -> "PositionalIndex":
         """Analyse each text with ``analyzer``, keeping stop-word gaps
         (:func:`analyze_with_positions`), and index the result."""
-        return cls.from_tokens((analyze_with_positions(analyzer, t) for t in texts), analyzer)
+        texts = check_str_list("texts", texts, nonempty=True)
+        check_instance("analyzer", analyzer, Analyzer)
+        return cls.from_tokens([analyze_with_positions(analyzer, t) for t in texts], analyzer)
 
     # ---- lookup ---------------------------------------------------------------------
     def _posting_range(self, term: str) -> tuple[int, int]:
@@ -142,10 +157,8 @@ class PositionalIndex(InvertedIndex):
 
     def positions(self, term: str, doc_id: int) -> np.ndarray:
         """Sorted positions of ``term`` in document ``doc_id`` (empty if absent)."""
-        if isinstance(doc_id, bool) or not isinstance(doc_id, (int, np.integer)):
-            raise TypeError(f"doc_id must be an int, got {type(doc_id).__name__}")
-        if not 0 <= doc_id < self.num_docs:
-            raise ValueError(f"doc_id must lie in [0, {self.num_docs}), got {doc_id}")
+        check_str("term", term, allow_empty=True)
+        doc_id = check_count("doc_id", doc_id, high=self.num_docs - 1)
         start, end = self._posting_range(term)
         j = start + int(np.searchsorted(self.postings.indices[start:end], doc_id))
         if j == end or self.postings.indices[j] != doc_id:
@@ -154,10 +167,15 @@ class PositionalIndex(InvertedIndex):
 
     def positions_of_posting(self, j: int) -> np.ndarray:
         """Positions of the j-th posting (0 <= j < nnz, in postings order)."""
+        j = check_count("j", j, high=self.postings.nnz - 1)
         return self.position_data[self.position_offsets[j] : self.position_offsets[j + 1]]
 
     def postings_with_positions(self, term: str) -> Iterator[tuple[int, np.ndarray]]:
         """Yield ``(doc_id, positions)`` for each document containing ``term``, by doc id."""
+        check_str("term", term, allow_empty=True)  # here, not at the first next(): this is no generator
+        return self._postings_with_positions(term)
+
+    def _postings_with_positions(self, term: str) -> Iterator[tuple[int, np.ndarray]]:
         start, end = self._posting_range(term)
         for j in range(start, end):
             yield int(self.postings.indices[j]), self.positions_of_posting(j)
@@ -208,8 +226,7 @@ def index_sizes(index: InvertedIndex) -> IndexSizes:
     >>> sizes.incidence_matrix, sizes.doc_ids, sizes.positions
     (1, 12, 48)
     """
-    if not isinstance(index, InvertedIndex):
-        raise TypeError(f"index must be an InvertedIndex, got {type(index).__name__}")
+    check_instance("index", index, InvertedIndex)
     nnz, n_terms = index.postings.nnz, index.num_terms
     lexicon = sum(len(t.encode("utf-8")) for t in index.terms.tolist())
     positions = 0

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..validation import check_count, check_instance, check_number
 from .index import InvertedIndex
 from .ranking import top_k
 
@@ -39,8 +40,8 @@ def query_likelihood_scores(
     scores : (N,) float64 and matched : (N,) bool (documents containing a query term).
     Documents without a query term still get a (low) finite score.
     """
-    if not np.isfinite(mu) or mu <= 0:
-        raise ValueError(f"mu must be a finite number > 0, got {mu}")
+    check_instance("index", index, InvertedIndex)
+    mu = check_number("mu", mu, low=0, low_open=True)
     terms = [t for t in index.query_terms(query) if index.term_id(t) is not None]
     total_tokens = float(index.doc_lengths.sum())
     log_norm = np.log(index.doc_lengths + mu)
@@ -57,13 +58,12 @@ def query_likelihood_scores(
 
 def query_likelihood_search(index: InvertedIndex, query: str | Sequence[str], k: int = 10, **params):
     """Top ``k`` documents containing a query term, under :func:`query_likelihood_scores`."""
+    k = check_count("k", k, low=1)
     scores, matched = query_likelihood_scores(index, query, **params)
     return top_k(scores, k, matched)
 
 
 # --- Jelinek–Mercer smoothing ------------------------------------------------------
-
-from ..validation import check_count, check_instance, check_number  # noqa: E402  (this section's checks)
 
 
 def jelinek_mercer_scores(

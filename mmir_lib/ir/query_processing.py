@@ -66,9 +66,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..validation import (check_array, check_choice, check_count, check_instance, check_mapping, check_number,
+                          check_optional, check_probability, check_str, check_str_list, describe)
 from .bm25 import VARIANTS, bm25_impacts
 from .index import InvertedIndex
-from .ranking import check_k, top_k
+from .ranking import top_k
 
 __all__ = [
     "CollectionStatistics",
@@ -102,6 +104,17 @@ class CollectionStatistics:
     total_length: int
     df: Mapping[str, int] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "num_docs", check_count("num_docs", self.num_docs, low=1))
+        object.__setattr__(self, "total_length", check_count("total_length", self.total_length))
+        check_mapping("df", self.df)
+        for term, n in self.df.items():
+            check_str("df's terms", term, allow_empty=True)
+            check_count(f"df[{term!r}]", n, high=self.num_docs)
+        if self.df and max(self.df.values()) > self.total_length:
+            raise ValueError(f"total_length must be at least every n_t of df (a document that contains a term "
+                             f"has length >= 1), got {self.total_length} < {max(self.df.values())}")
+
     @property
     def avdl(self) -> float:
         return self.total_length / self.num_docs
@@ -115,6 +128,8 @@ class CollectionStatistics:
         >>> CollectionStatistics.of(toy, ["cat", "zebra"])
         CollectionStatistics(num_docs=3, total_length=11, df={'cat': 2, 'zebra': 0})
         """
+        check_instance("index", index, InvertedIndex)
+        terms = check_optional(check_str_list, "terms", terms)
         if terms is None:
             df = dict(zip(index.terms.tolist(), index.df.tolist()))
         else:
@@ -130,8 +145,12 @@ class CollectionStatistics:
         >>> CollectionStatistics.combine([a, b])
         CollectionStatistics(num_docs=5, total_length=16, df={'cat': 3, 'dog': 2})
         """
+        if isinstance(parts, (str, bytes)) or not isinstance(parts, Sequence):
+            raise TypeError(f"parts must be a list of CollectionStatistics, got {describe(parts)}")
         if not parts:
-            raise ValueError("need at least one part to combine")
+            raise ValueError("parts must hold at least one CollectionStatistics to combine")
+        for i, part in enumerate(parts):
+            check_instance(f"parts[{i}]", part, CollectionStatistics)
         df: dict[str, int] = {}
         for part in parts:
             for term, n in part.df.items():
@@ -149,6 +168,17 @@ class TermPostings:
     term: str
     doc_ids: np.ndarray
     weights: np.ndarray
+
+    def __post_init__(self) -> None:
+        check_str("term", self.term, allow_empty=True)
+        doc_ids = check_array("doc_ids", self.doc_ids, kind="int", ndim=1, nonempty=True, low=0)
+        weights = check_array("weights", self.weights, ndim=1, low=0)
+        if np.any(np.diff(doc_ids) <= 0):
+            raise ValueError("doc_ids must be strictly increasing (a postings list)")
+        if len(weights) != len(doc_ids):
+            raise ValueError(f"weights must hold one weight per posting: {len(doc_ids)} doc_ids, {len(weights)} weights")
+        object.__setattr__(self, "doc_ids", doc_ids)
+        object.__setattr__(self, "weights", weights)
 
     @property
     def upper_bound(self) -> float:
@@ -210,8 +240,17 @@ def scored_postings(
     >>> [(p.term, p.doc_ids.tolist(), p.weights.round(3).tolist()) for p in scored_postings(toy, "cat dog")]
     [('cat', [0, 1], [0.199, 0.215]), ('dog', [2], [0.613])]
     """
-    impacts = bm25_impacts(index, float(k1), float(b), variant)  # validates k1, b, variant
+    check_instance("index", index, InvertedIndex)
+    k1 = check_number("k1", k1, low=0)
+    b = check_probability("b", b)
+    check_choice("variant", variant, VARIANTS)
+    check_optional(check_instance, "statistics", statistics, kind=CollectionStatistics)
+    if statistics is not None and (statistics.num_docs < index.num_docs
+                                   or statistics.total_length < index.doc_lengths.sum()):
+        raise ValueError(f"statistics describe a smaller collection (N = {statistics.num_docs}, "
+                         f"total length {statistics.total_length}) than this index holds")
     terms = index.query_terms(query)
+    impacts = bm25_impacts(index, k1, b, variant)
     lists = []
     for term in terms:
         t = index.term_id(term)
@@ -224,7 +263,7 @@ def scored_postings(
         else:
             df = statistics.df.get(term, 0)
             if df < len(doc_ids):
-                raise ValueError(f"statistics give n_t = {df} for {term!r}, fewer than the "
+                raise ValueError(f"statistics give n_t = {df} for {term!r} (or none), fewer than the "
                                  f"{len(doc_ids)} documents of this index that contain it")
             # laid out as bm25_impacts lays out a whole index: one n_t per posting
             weights = VARIANTS[variant](index.postings.data[postings], index.doc_lengths[doc_ids],
@@ -294,7 +333,7 @@ def taat_top_k(index: InvertedIndex, query: str | Sequence[str], k: int = 10, **
     >>> result.doc_ids.tolist(), result.work
     ([2, 1], WorkCounts(postings_scored=3, postings_skipped=0, heap_insertions=0, accumulators_touched=3))
     """
-    check_k(k)
+    k = check_count("k", k, low=1)
     lists = scored_postings(index, query, **params)
     work = WorkCounts()
     acc = np.zeros(index.num_docs, dtype=np.float64)
@@ -354,7 +393,7 @@ def daat_top_k(index: InvertedIndex, query: str | Sequence[str], k: int = 10, **
     >>> result.doc_ids.tolist(), result.work
     ([2, 1], WorkCounts(postings_scored=3, postings_skipped=0, heap_insertions=3, accumulators_touched=3))
     """
-    check_k(k)
+    k = check_count("k", k, low=1)
     lists = scored_postings(index, query, **params)
     cursors = _cursors(lists)
     heap = _TopKHeap(k, WorkCounts())
@@ -396,7 +435,7 @@ def maxscore_top_k(index: InvertedIndex, query: str | Sequence[str], k: int = 10
     >>> daat_top_k(toy, "a b c", k=1).work.postings_scored  # DAAT scores all 8 postings
     8
     """
-    check_k(k)
+    k = check_count("k", k, low=1)
     lists = scored_postings(index, query, **params)
     by_bound = sorted(_cursors(lists), key=lambda c: c.upper_bound)
     # prefix[j] = sum of the j smallest bounds: what the first j terms can give at most
@@ -459,7 +498,7 @@ def wand_top_k(index: InvertedIndex, query: str | Sequence[str], k: int = 10, **
     >>> result.doc_ids.tolist(), result.work.postings_scored, result.work.postings_skipped
     ([3], 4, 4)
     """
-    check_k(k)
+    k = check_count("k", k, low=1)
     lists = scored_postings(index, query, **params)
     cursors = _cursors(lists)
     heap = _TopKHeap(k, WorkCounts())

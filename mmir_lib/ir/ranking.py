@@ -11,15 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_k", "top_k"]
+from ..validation import check_array, check_count, check_optional
 
-
-def check_k(k: int) -> None:
-    """Raise TypeError unless ``k`` is an int, ValueError unless k >= 1."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"k must be an int, got {type(k).__name__}")
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
+__all__ = ["top_k"]
 
 
 def top_k(scores: np.ndarray, k: int, candidates: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -28,7 +22,7 @@ def top_k(scores: np.ndarray, k: int, candidates: np.ndarray | None = None) -> t
     Parameters
     ----------
     scores : (N,) float array
-        A score for every document.
+        A finite score for every document (NaN cannot be ranked).
     k : int
         How many to return, k >= 1. Fewer come back when fewer are candidates.
     candidates : (N,) bool array, optional
@@ -52,16 +46,13 @@ def top_k(scores: np.ndarray, k: int, candidates: np.ndarray | None = None) -> t
     but numpy 2.4's introselect runs more than ten times slower when most scores are
     equal, as when most documents score 0: a common case for BM25.)
     """
-    check_k(k)
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.ndim != 1:
-        raise ValueError(f"scores must be a 1-D array, got shape {scores.shape}")
-    if candidates is not None and np.shape(candidates) != scores.shape:
-        raise ValueError(f"candidates must have the shape of scores {scores.shape}, got {np.shape(candidates)}")
+    scores = check_array("scores", scores, ndim=1)  # finite: a NaN cannot be ranked
+    k = check_count("k", k, low=1)
+    candidates = check_optional(check_array, "candidates", candidates, kind="bool")
+    if candidates is not None and candidates.shape != scores.shape:
+        raise ValueError(f"candidates must have the shape of scores, {scores.shape}, got {candidates.shape}")
     ids = np.arange(len(scores)) if candidates is None else np.flatnonzero(candidates)
     pool = scores[ids]
-    if np.isnan(pool).any():
-        raise ValueError("scores must not contain NaN: a NaN cannot be ranked")
     if len(pool) > k:  # keep only documents that reach a lower bound on the k-th best (Notes)
         block_best = pool[: len(pool) // k * k].reshape(k, -1).max(axis=1)
         keep = pool >= block_best.min()

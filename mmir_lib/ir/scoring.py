@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from ..validation import check_array, check_choice, check_count, check_instance, check_optional, check_str, check_str_list
 from .index import InvertedIndex
 from .ranking import top_k
 
@@ -49,7 +50,7 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     >>> jaccard(["ides", "of", "march"], ["march", "hare"])
     0.25
     """
-    a, b = set(a), set(b)
+    a, b = set(check_str_list("a", a)), set(check_str_list("b", b))
     union = len(a | b)
     return len(a & b) / union if union else 0.0
 
@@ -65,6 +66,7 @@ def jaccard_scores(index: InvertedIndex, query: str | Sequence[str]) -> tuple[np
     -------
     scores : (N,) float64 and matched : (N,) bool, as :func:`~mmir_lib.ir.bm25.bm25_scores`.
     """
+    check_instance("index", index, InvertedIndex)
     terms = set(index.query_terms(query))
     overlap = np.zeros(index.num_docs, dtype=np.int64)
     for term in terms:
@@ -81,16 +83,13 @@ def tf_weight(tf, scheme: str = "l") -> np.ndarray:
     >>> tf_weight([0, 1, 10]).round(3).tolist()
     [0.0, 1.0, 3.303]
     """
-    tf = np.asarray(tf, dtype=np.float64)
-    if np.any(tf < 0):
-        raise ValueError("term frequencies must be >= 0")
+    tf = check_array("tf", tf, kind="number", low=0).astype(np.float64)
+    check_choice("scheme", scheme, _TF)
     if scheme == "n":
         return tf
     if scheme == "l":
         return np.where(tf > 0, 1.0 + np.log(np.maximum(tf, 1.0)), 0.0)
-    if scheme == "b":
-        return (tf > 0).astype(np.float64)
-    raise ValueError(f"unknown tf scheme {scheme!r}; expected one of {_TF}")
+    return (tf > 0).astype(np.float64)
 
 
 def idf(df, n_docs: int) -> np.ndarray:
@@ -99,9 +98,8 @@ def idf(df, n_docs: int) -> np.ndarray:
     >>> float(idf(1, 100).round(3)), float(idf(100, 100))
     (4.605, 0.0)
     """
-    df = np.asarray(df, dtype=np.float64)
-    if np.any(df < 1) or np.any(df > n_docs):
-        raise ValueError(f"document frequencies must lie in [1, N = {n_docs}]")
+    n_docs = check_count("n_docs", n_docs, low=1)
+    df = check_array("df", df, kind="number", low=1, high=n_docs).astype(np.float64)
     return np.log(n_docs / df)
 
 
@@ -111,7 +109,8 @@ def parse_scheme(scheme: str) -> tuple[str, str]:
     >>> parse_scheme("lnc.ltc")
     ('lnc', 'ltc')
     """
-    parts = scheme.split(".") if isinstance(scheme, str) else []
+    check_str("scheme", scheme)
+    parts = scheme.split(".")
     if len(parts) != 2 or any(len(p) != 3 or p[0] not in _TF or p[1] not in _DF or p[2] not in _NORM
                               for p in parts):
         raise ValueError(f"scheme must look like 'lnc.ltc' (SMART tf, df, norm letters "
@@ -127,6 +126,7 @@ def document_norms(index: InvertedIndex, scheme: str = "lnc.ltc") -> np.ndarray:
     (N,) float64. Computing it touches every posting, so compute it once and pass it
     to :func:`tfidf_scores` for repeated queries.
     """
+    check_instance("index", index, InvertedIndex)
     doc, _ = parse_scheme(scheme)
     weights = tf_weight(index.postings.data, doc[0])
     if doc[1] == "t":
@@ -149,6 +149,7 @@ def query_weights(
     term_ids : (m,) int64, sorted, and weights : (m,) float64; m = 0 when no query
     term is in the dictionary.
     """
+    check_instance("index", index, InvertedIndex)
     _, qry = parse_scheme(scheme)
     counts = Counter(t for t in index.query_terms(query) if index.term_id(t) is not None)
     terms = sorted(counts)  # the dictionary is sorted, so the term ids are too
@@ -187,7 +188,9 @@ def tfidf_scores(
     -------
     scores : (N,) float64 and matched : (N,) bool (documents containing a query term).
     """
+    check_instance("index", index, InvertedIndex)
     doc, _ = parse_scheme(scheme)
+    norms = check_optional(check_array, "norms", norms, ndim=1, shape=(index.num_docs,), low=0)
     term_ids, q_weights = query_weights(index, query, scheme)
     scores = np.zeros(index.num_docs)
     matched = np.zeros(index.num_docs, dtype=bool)
@@ -207,5 +210,6 @@ def tfidf_scores(
 
 def tfidf_search(index: InvertedIndex, query: str | Sequence[str], k: int = 10, **params):
     """Top ``k`` documents under :func:`tfidf_scores` (ties: smaller document number)."""
+    k = check_count("k", k, low=1)
     scores, matched = tfidf_scores(index, query, **params)
     return top_k(scores, k, matched)

@@ -23,6 +23,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from ..validation import check_bool, check_str, check_str_list
+
 __all__ = ["ENGLISH_STOP_WORDS", "TOKEN", "Analyzer", "tokenize"]
 
 #: A token: letters and digits of any script, with apostrophes (straight or curly)
@@ -67,8 +69,7 @@ def tokenize(text: str) -> list[str]:
     >>> tokenize("'Tis Hamlet's ne'er-do-well")
     ['tis', 'hamlet', "ne'er", 'do', 'well']
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    check_str("text", text, allow_empty=True)
     text = unicodedata.normalize("NFKC", text).casefold()
     return [_POSSESSIVE.sub("", t).replace("\u2019", "'") for t in TOKEN.findall(text)]
 
@@ -81,7 +82,8 @@ class Analyzer:
     Parameters
     ----------
     stopwords : frozenset of str, optional
-        Tokens to drop (compared before stemming). ``None`` keeps every token.
+        Tokens to drop (compared before stemming). ``None`` keeps every token. Any
+        collection of str is accepted and stored as a frozenset.
     stem : bool
         Apply the Snowball English (Porter2) stemmer to each token.
 
@@ -91,6 +93,11 @@ class Analyzer:
 
     stopwords: frozenset[str] | None = None
     stem: bool = False
+
+    def __post_init__(self) -> None:
+        if self.stopwords is not None:
+            object.__setattr__(self, "stopwords", frozenset(check_str_list("stopwords", self.stopwords)))
+        object.__setattr__(self, "stem", check_bool("stem", self.stem))
 
     def __call__(self, text: str) -> list[str]:
         tokens = tokenize(text)

@@ -144,20 +144,20 @@ def test_one_field_is_bm25_on_the_real_collection():
 @pytest.mark.parametrize(
     "params, error, message",
     [
-        (dict(weights={"text": -1.0}), ValueError, "weight of field 'text' must be a finite number >= 0"),
-        (dict(weights={"text": float("nan")}), ValueError, "weight of field 'text'"),
-        (dict(weights={"text": True}), ValueError, "weight of field 'text'"),
-        (dict(weights={"text": 0.0, "title": 0.0}), ValueError, "at least one field weight must be > 0"),
+        (dict(weights={"text": -1.0}), ValueError, r"weights\['text'\] must be >= 0"),
+        (dict(weights={"text": float("nan")}), ValueError, r"weights\['text'\] must be finite"),
+        (dict(weights={"text": True}), TypeError, r"weights\['text'\] must be a real number"),
+        (dict(weights={"text": 0.0, "title": 0.0}), ValueError, "weights must give at least one field a weight > 0"),
         (dict(weights={"body": 1.0}), ValueError, "unknown field 'body' in weights"),
         (dict(weights=[1.0, 2.0]), TypeError, "weights must be a mapping"),
-        (dict(b=1.5), ValueError, r"b for field 'text' must lie in \[0, 1\]"),
-        (dict(b=-0.1), ValueError, r"must lie in \[0, 1\]"),
-        (dict(b={"text": 0.5, "title": 2.0}), ValueError, r"b for field 'title' must lie in \[0, 1\]"),
+        (dict(b=1.5), ValueError, "b must be <= 1"),
+        (dict(b=-0.1), ValueError, "b must be >= 0"),
+        (dict(b={"text": 0.5, "title": 2.0}), ValueError, r"b\['title'\] must be <= 1"),
         (dict(b={"text": 0.5}), ValueError, "b gives no value for field 'title'"),
         (dict(b={"text": 0.5, "title": 0.5, "body": 0.5}), ValueError, "unknown field 'body' in b"),
-        (dict(k1=-1.0), ValueError, "k1 must be a finite number >= 0"),
+        (dict(k1=-1.0), ValueError, "k1 must be >= 0"),
         (dict(k1=float("inf")), ValueError, "k1 must be"),
-        (dict(variant="bm42"), ValueError, "unknown BM25 variant"),
+        (dict(variant="bm42"), ValueError, "variant must be one of"),
         (dict(k=0), ValueError, "k must"),
     ],
 )
@@ -190,9 +190,9 @@ def test_mismatched_document_counts():
 def test_bad_fields():
     with pytest.raises(ValueError, match="at least one field"):
         FieldedIndex({})
-    with pytest.raises(TypeError, match="field 'text' must be an InvertedIndex"):
+    with pytest.raises(TypeError, match=r"fields\['text'\] must be an InvertedIndex"):
         FieldedIndex({"text": [["a"]]})
-    with pytest.raises(TypeError, match="field names must be non-empty str"):
+    with pytest.raises(TypeError, match="fields must be keyed by field names"):
         FieldedIndex({"": InvertedIndex.from_tokens([["a"]])})
     with pytest.raises(TypeError, match="fields must be a mapping"):
         FieldedIndex.from_texts(["a b"], Analyzer())

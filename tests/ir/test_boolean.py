@@ -44,10 +44,14 @@ def test_merge_bad_input():
         intersect([3, 1], [1])
     with pytest.raises(ValueError, match="strictly increasing"):
         union([1, 1], [1])  # duplicates are not a postings list
-    with pytest.raises(ValueError, match="1-D"):
+    with pytest.raises(ValueError, match="a must be 1-dimensional"):
         and_not([[1, 2]], [1])
-    with pytest.raises(TypeError, match="integer document ids"):
+    with pytest.raises(TypeError, match="a must hold int values"):
         intersect([1.5, 2.5], [1])
+    with pytest.raises(TypeError, match="b must hold int values"):
+        intersect([1], [2**64])
+    with pytest.raises(TypeError, match="by_df must be True or False"):
+        intersect_many([[1]], by_df=1)
     with pytest.raises(ValueError, match="non-empty sequence"):
         intersect_many([])
     with pytest.raises(ValueError, match=r"lists\[1\] must be sorted"):
@@ -150,17 +154,17 @@ def test_boolean_search_by_hand(small):
 
 
 def test_evaluation_errors(small):
-    with pytest.raises(ValueError, match="'the' at position 7 is removed by the analyzer"):
+    with pytest.raises(ValueError, match="'the' at position 7 of the query is removed by the analyzer"):
         boolean_search(small, "brutus the")
     with pytest.raises(ValueError, match="has no indexed term"):
         boolean_search(small, '"to be or not"')
     plain = InvertedIndex.from_texts(TEXTS, Analyzer())
-    with pytest.raises(TypeError, match="phrase queries need a PositionalIndex"):
+    with pytest.raises(TypeError, match="index must be a PositionalIndex"):
         boolean_search(plain, '"noble romans"')
     assert boolean_search(plain, "noble AND NOT brutus").doc_ids.tolist() == [3]
     with pytest.raises(TypeError, match="InvertedIndex"):
         boolean_search(TEXTS, "brutus")
-    with pytest.raises(TypeError, match="not a query node"):
+    with pytest.raises(TypeError, match="node must be a Term or Phrase or Not or And or Or"):
         evaluate("brutus", small)
 
 

@@ -129,8 +129,14 @@ def test_query_vocabulary_counts_words_and_pairs():
         (lambda: zipf_probabilities(3, -1.0), ValueError, "s must"),
         (lambda: zipf_query_stream(["a"], -1), ValueError, "length"),
         (lambda: query_vocabulary([["a"]], 0), ValueError, "size"),
-        (lambda: query_vocabulary(["a b"], 2), TypeError, "sequence of words"),
-        (lambda: static_cache_hit_rate([0.5], -2), ValueError, "capacity"),
+        (lambda: query_vocabulary(["a b"], 2), TypeError, r"documents\[0\] must be a list of str"),
+        (lambda: static_cache_hit_rate([1.0], -2), ValueError, "capacity"),
+        # once returned 3.0, a "hit rate" above 1
+        (lambda: static_cache_hit_rate([2.0, 3.0], 1), ValueError, "probabilities must hold values <= 1"),
+        (lambda: che_lru_hit_rate([0.5, 0.2], 1), ValueError, "probabilities must add up to 1"),
+        (lambda: zipf_query_stream(["a"], 3, seed=-1), ValueError, "seed must be >= 0"),
+        (lambda: LRUCache(2).get(["a"]), TypeError, "key must be hashable"),
+        (lambda: LRUCache(2).lookup("a", compute=None), TypeError, "compute must be callable"),
     ],
 )
 def test_bad_input(call, error, message):

@@ -88,20 +88,53 @@ def test_bits_per_posting_of_a_toy_index():
         (dgaps, [3, 1], "strictly increasing"),
         (dgaps, [1, 1], "strictly increasing"),
         (dgaps, [-1, 2], ">= 0"),
-        (dgaps, [0.0, 1.5], "integers"),
-        (dgaps, [[1, 2]], "1-D"),
+        (dgaps, [[1, 2]], "doc_ids must be 1-dimensional"),
         (from_dgaps, [1, 0], ">= 1"),
         (vbyte_encode, [-5], ">= 0"),
-        (vbyte_encode, [1.0], "integers"),
-        (vbyte_encode, [True], "integers"),
         (gamma_encode, [0], ">= 1"),
         (delta_encode, [0], ">= 1"),
-        (gamma_encode, [2.5], "integers"),
+        (vbyte_encode, [2**63], "<= 9223372036854775807"),  # once an endless loop
+        (bit_length, np.array([2**63], dtype=np.uint64), "<= 9223372036854775807"),
+        (from_dgaps, [2**62] * 3, "above 2\\^63 - 1"),  # once wrapped round to negative numbers
     ],
 )
 def test_bad_numbers(function, value, message):
     with pytest.raises(ValueError, match=message):
         function(value)
+
+
+@pytest.mark.parametrize(
+    "function, value",
+    [(dgaps, [0.0, 1.5]), (vbyte_encode, [1.0]), (vbyte_encode, [True]), (gamma_encode, [2.5]),
+     (code_lengths, ["a"])],
+)
+def test_numbers_that_are_not_integers(function, value):
+    with pytest.raises(TypeError, match="must hold int values"):
+        function(value, "gamma") if function is code_lengths else function(value)
+
+
+def test_numbers_up_to_int64_round_trip():
+    largest = 2**63 - 1
+    assert vbyte_decode(vbyte_encode([largest])).tolist() == [largest]
+    assert gamma_decode(gamma_encode([largest])).tolist() == [largest]
+    assert delta_decode(delta_encode([largest])).tolist() == [largest]
+    assert bit_length([largest]).tolist() == [63]
+    assert from_dgaps([2**62, 2**62]).tolist() == [2**62 - 1, largest]
+    with pytest.raises(ValueError, match="int64"):
+        from_dgaps([2**62, 2**62, 1])
+    # a postings list with a document number beyond int64 is refused, never wrapped to a negative one
+    with pytest.raises(ValueError, match="doc_ids must hold values <="):
+        encode_postings(np.array([5, 2**63], dtype=np.uint64), "gamma")
+
+
+@pytest.mark.parametrize(
+    "function, data",
+    [(vbyte_decode, bytes([0x7F] * 9 + [0xFF])), (gamma_decode, "0" * 64 + "1" + "0" * 64),
+     (delta_decode, "0" * 6 + "1000001" + "0" * 64)],
+)
+def test_decoded_numbers_beyond_int64_are_refused(function, data):
+    with pytest.raises(ValueError, match="above 2\\^63 - 1"):
+        function(data)
 
 
 @pytest.mark.parametrize(
@@ -122,9 +155,9 @@ def test_bad_codes(function, data, error, message):
 
 
 def test_unknown_code():
-    with pytest.raises(ValueError, match="unknown code"):
+    with pytest.raises(ValueError, match="code must be one of 'vbyte', 'gamma', 'delta'"):
         encode_postings([1, 2], "golomb")
-    with pytest.raises(ValueError, match="unknown code"):
+    with pytest.raises(ValueError, match="code must be one of"):
         code_lengths([1], "unary")
 
 

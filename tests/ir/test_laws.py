@@ -112,33 +112,42 @@ def test_heaps_fitting_range_selects_points():
 
 
 def test_bad_input():
-    with pytest.raises(ValueError, match="finite and > 0"):
+    with pytest.raises(ValueError, match="y must hold numbers > 0"):
         fit_loglog([1, 2], [0, 1])
-    with pytest.raises(ValueError, match="finite and > 0"):
+    with pytest.raises(ValueError, match="frequencies must hold finite numbers"):
         fit_zipf([5, np.nan, 1])
     with pytest.raises(ValueError, match="same length"):
         fit_loglog([1, 2, 3], [1, 2])
     with pytest.raises(ValueError, match="two points with different x"):
         fit_loglog([3, 3], [1, 2])
-    with pytest.raises(ValueError, match="1-D"):
+    with pytest.raises(ValueError, match="x must be 1-dimensional"):
         fit_loglog([[1, 2]], [[1, 2]])
-    with pytest.raises(TypeError, match="must hold numbers"):
+    with pytest.raises(TypeError, match="frequencies must hold number values"):
         fit_zipf(["a", "b"])
-    with pytest.raises(ValueError, match=r"1 <= rank_min < rank_max <= 3"):
+    with pytest.raises(ValueError, match="rank_max must be <= 3"):
         fit_zipf([3, 2, 1], rank_min=2, rank_max=5)
-    with pytest.raises(ValueError, match="rank_min < rank_max"):
+    with pytest.raises(ValueError, match="rank_max must be >= 3"):
         fit_zipf([3, 2, 1], rank_min=2, rank_max=2)
+    with pytest.raises(ValueError, match="rank_min must be < rank_max = 3"):
+        fit_zipf([3, 2, 1], rank_min=3)
+    with pytest.raises(ValueError, match="n_min must be < n_max = 100"):
+        fit_heaps([1, 10, 100], [1, 5, 20], n_min=100)
+    with pytest.raises(ValueError, match="sizes must be <= the number of tokens, 4"):
+        vocabulary_growth("to be or not".split(), sizes=[5])
+    with pytest.raises(TypeError, match="tokens must be hashable"):
+        vocabulary_growth([["to"], ["be"]])
+    assert fit_zipf([30, 20, 10], rank_min=np.int64(1), rank_max=np.int64(3)).rank_max == 3
     with pytest.raises(TypeError, match="rank_min must be an int"):
         fit_zipf([3, 2, 1], rank_min=1.5)
     with pytest.raises(ValueError, match="only 1 point"):
         fit_heaps([1, 10, 100], [1, 5, 20], n_min=50, n_max=500)
     with pytest.raises(ValueError, match="same length"):
         fit_heaps([1, 10], [1])
-    with pytest.raises(TypeError, match="not a single str"):
+    with pytest.raises(TypeError, match="tokens must be a sequence of tokens"):
         vocabulary_growth("to be or not")
     with pytest.raises(ValueError, match="empty"):
         vocabulary_growth([])
-    with pytest.raises(ValueError, match=r"integers in \[1, 3\]"):
+    with pytest.raises(ValueError, match="sizes must hold values >= 1"):
         vocabulary_growth(["a", "b", "c"], sizes=[0, 2])
-    with pytest.raises(ValueError, match="1-D"):
+    with pytest.raises(ValueError, match="tokens must be a 1-D array"):
         vocabulary_growth(np.zeros((2, 2)))

@@ -63,8 +63,16 @@ def test_unknown_terms_and_bad_input(toy):
         tfidf_scores(toy, 42)
     with pytest.raises(ValueError, match=">= 0"):
         tf_weight([-1])
-    with pytest.raises(ValueError, match=r"\[1, N"):
+    with pytest.raises(ValueError, match="df must hold values >= 1"):
         idf([0], 10)
+    with pytest.raises(ValueError, match="df must hold values <= 10"):
+        idf([11], 10)
+    with pytest.raises(ValueError, match="norms must hold finite numbers"):  # once a silent score of 2.099
+        tfidf_scores(toy, "cat", norms=np.full(toy.num_docs, np.nan))
+    with pytest.raises(ValueError, match="norms must have shape"):
+        tfidf_scores(toy, "cat", norms=np.ones(toy.num_docs + 1))
+    with pytest.raises(TypeError, match="a must be a list of str"):
+        jaccard("ides of march", ["march"])
     with pytest.raises(ValueError, match="mu"):
         query_likelihood_scores(toy, "cat", mu=0)
 
