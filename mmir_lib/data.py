@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .validation import check_choice, check_optional, check_str, check_str_list
+
 __all__ = [
     "DataNotInstalledError",
     "Speech",
@@ -290,12 +292,13 @@ def shakespeare_speeches(plays: list[str] | None = None) -> list[Speech]:
     ValueError
         If a name in ``plays`` is not one of the 37 plays.
     """
+    plays = check_optional(check_str_list, "plays", plays)
+    if plays is not None and set(plays) - set(SHAKESPEARE_PLAYS):
+        raise ValueError(f"plays holds unknown play(s) {sorted(set(plays) - set(SHAKESPEARE_PLAYS))}; "
+                         "expected keys of SHAKESPEARE_PLAYS")
     speeches = _all_speeches()
     if plays is None:
         return list(speeches)
-    unknown = sorted(set(plays) - set(SHAKESPEARE_PLAYS))
-    if unknown:
-        raise ValueError(f"unknown play(s) {unknown}; expected keys of SHAKESPEARE_PLAYS")
     wanted = set(plays)
     return [s for s in speeches if s.play in wanted]
 
@@ -423,6 +426,7 @@ def normalize_wiki_title(title: str) -> str:
     >>> normalize_wiki_title("AT&amp;T")
     'AT&T'
     """
+    check_str("title", title, allow_empty=True)
     import html
 
     title = re.sub(r"[\s_]+", " ", html.unescape(title)).strip()
@@ -598,8 +602,7 @@ def shakespeare_play_texts(edition: str = "modern") -> dict[str, str]:
     ValueError
         For an edition other than "modern" or "folio".
     """
-    if edition not in ("modern", "folio"):
-        raise ValueError(f"edition must be 'modern' or 'folio', got {edition!r}")
+    check_choice("edition", edition, ("modern", "folio"))
     texts = _package_dir("shksprdata", _SHAKESPEARE_INSTALL) / "texts"
     files = ({k: f"{k}_gut.txt" for k in SHAKESPEARE_PLAYS} if edition == "modern"
              else {k: f"{stem}_gut_f.txt" for k, stem in SHAKESPEARE_FOLIO_FILES.items()})

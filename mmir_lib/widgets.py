@@ -50,8 +50,14 @@ import io
 import itertools
 import json
 import math
+import string
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from numbers import Real
+from numbers import Integral, Real
+
+import numpy as np
+
+from .validation import check_callable, check_number, check_optional, check_str, describe
 
 __all__ = ["MAX_FRAMES", "MAX_BYTES", "Slider", "slider", "choice", "interactive", "InteractiveFigure"]
 
@@ -63,8 +69,8 @@ MAX_BYTES = 1_500_000
 
 @dataclass(frozen=True)
 class Slider:
-    """A slider's grid of values, as given; checked by :func:`interactive`, which
-    knows the parameter's name and can say which one is wrong."""
+    """A slider's grid of values, its starting value and the format of its label, as
+    :func:`slider` and :func:`choice` build and check them."""
 
     values: tuple
     value: object = None
@@ -74,58 +80,94 @@ class Slider:
         return [self.fmt.format(v) for v in self.values]
 
 
-def slider(min: float, max: float, step: float, *, value: float | None = None, fmt: str = "{:g}") -> "Slider | _BadSlider":
+def slider(min: float, max: float, step: float, *, value: float | None = None, fmt: str = "{:g}") -> Slider:
     """A numeric slider over the grid min, min + step, ..., up to max.
 
     ``value`` is the starting position (snapped to the nearest grid point; the
     first point when omitted). ``fmt`` formats the value shown beside the slider.
+    Raises ValueError for min > max, step <= 0, or a grid of more than
+    :data:`MAX_FRAMES` values (before any value is made).
     """
-    for what, x in (("min", min), ("max", max), ("step", step)):
-        if isinstance(x, bool) or not isinstance(x, Real) or not math.isfinite(x):
-            return _BadSlider(f"{what} must be a finite number, got {x!r}")
+    check_number("min", min), check_number("max", max), check_number("step", step, low=0, low_open=True)
+    check_optional(check_number, "value", value)
+    min, max, step = _plain(min), _plain(max), _plain(step)
+    fmt = _check_format("fmt", fmt, (min, min + step, max))
     if min > max:
-        return _BadSlider(f"min ({min}) is greater than max ({max})")
-    if step <= 0:
-        return _BadSlider(f"step must be > 0, got {step}")
-    count = int(math.floor((max - min) / step + 1e-9)) + 1
+        raise ValueError(f"min must be <= max, got min = {min:g} and max = {max:g}")
+    gaps = (max - min) / step  # may overflow to inf: then it is surely over the budget
+    if not gaps + 1 <= MAX_FRAMES + 1e-9:
+        raise ValueError(f"step = {step:g} cuts [min, max] = [{min:g}, {max:g}] into more than {MAX_FRAMES} "
+                         f"values, over the frame budget: use a larger step")
+    count = int(math.floor(gaps + 1e-9)) + 1
     values = tuple(round(min + i * step, 12) for i in range(count))
     return Slider(values, value, fmt)
 
 
-def choice(values, *, value=None, fmt: str = "{}") -> "Slider | _BadSlider":
-    """A slider over an explicit list of values (numbers or labels), in the given order."""
-    try:
-        values = tuple(values)
-    except TypeError:
-        return _BadSlider(f"values must be a list, got {values!r}")
+def choice(values, *, value=None, fmt: str = "{}") -> Slider:
+    """A slider over an explicit list of values (numbers or labels), in the given order.
+
+    ``value`` (one of ``values``) is the starting position; the first value when omitted.
+    """
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise TypeError(f"values must be a list of values, got {describe(values)}")
+    values = tuple(values)
     if not values:
-        return _BadSlider("the list of values is empty")
+        raise ValueError("values must not be empty")
+    if len(values) > MAX_FRAMES:
+        raise ValueError(f"values holds {len(values)} values, over the frame budget of {MAX_FRAMES}")
+    if value is not None and not any(_same(value, v) for v in values):
+        raise ValueError(f"value {describe(value)} is not one of the values")
+    fmt = _check_format("fmt", fmt, values)
     return Slider(values, value, fmt)
 
 
-@dataclass(frozen=True)
-class _BadSlider:
-    """A slider whose arguments were wrong; :func:`interactive` reports it by name."""
+def _plain(x: Real) -> int | float:
+    """A checked number as a Python int (ints stay ints: the grid of slider(0, 2, 1)
+    is 0, 1, 2) or float."""
+    return int(x) if isinstance(x, Integral) else float(x)
 
-    problem: str
+
+def _same(a, b) -> bool:
+    """a == b as a plain bool (False where == is not a bool, as for arrays, and
+    between a bool and a number: True is no slider value 1)."""
+    if isinstance(a, (bool, np.bool_)) != isinstance(b, (bool, np.bool_)):
+        return False
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _check_format(name: str, fmt: object, examples: tuple) -> str:
+    """A format string with a replacement field (``"{:g}"``) that can format each of ``examples``."""
+    check_str(name, fmt)
+    for example in examples:
+        try:
+            has_field = any(field is not None for _, field, _, _ in string.Formatter().parse(fmt))
+            fmt.format(example)
+        except (ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
+            raise ValueError(f"{name} {fmt!r} cannot format the value {example!r}: {error}") from None
+    if not has_field:
+        raise ValueError(f"{name} must hold a replacement field such as '{{:g}}', got {fmt!r}")
+    return fmt
 
 
 def _check_sliders(plot_fn, sliders: dict) -> None:
-    if not callable(plot_fn):
-        raise TypeError(f"plot_fn must be callable, got {type(plot_fn).__name__}")
+    check_callable("plot_fn", plot_fn)
     if not sliders:
         raise ValueError("interactive() needs at least one slider, e.g. k1=slider(0, 3, 0.25)")
-    parameters = inspect.signature(plot_fn).parameters
+    try:
+        parameters = inspect.signature(plot_fn).parameters
+    except (TypeError, ValueError):  # some built-in functions
+        raise TypeError(f"plot_fn must be a function whose parameters can be read, got {describe(plot_fn)}") from None
     takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
     for name, spec in sliders.items():
         if not takes_any and name not in parameters:
             raise ValueError(
                 f"unknown parameter {name!r}: {plot_fn.__name__}() takes {', '.join(parameters) or 'nothing'}"
             )
-        if isinstance(spec, _BadSlider):
-            raise ValueError(f"slider {name!r}: {spec.problem}")
         if not isinstance(spec, Slider):
-            raise TypeError(f"slider {name!r}: expected slider(...) or choice(...), got {spec!r}")
+            raise TypeError(f"{name} must be a slider(...) or choice(...), got {describe(spec)}")
     missing = [
         n for n, p in parameters.items()
         if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and n not in sliders
@@ -143,11 +185,12 @@ def _check_sliders(plot_fn, sliders: dict) -> None:
 def _start_index(name: str, spec: Slider) -> int:
     if spec.value is None:
         return 0
-    if spec.value in spec.values:
-        return spec.values.index(spec.value)
+    same = [i for i, v in enumerate(spec.values) if _same(v, spec.value)]
+    if same:
+        return same[0]
     if isinstance(spec.value, Real) and all(isinstance(v, Real) for v in spec.values):
         return min(range(len(spec.values)), key=lambda i: abs(spec.values[i] - spec.value))
-    raise ValueError(f"slider {name!r}: value {spec.value!r} is not one of its values")
+    raise ValueError(f"{name}: value {spec.value!r} is not one of the slider's values")
 
 
 # ---- styles (inline) ------------------------------------------------------------------
@@ -385,7 +428,8 @@ def interactive(plot_fn, *, title: str | None = None, alt: str | None = None, **
         followed by the values.
     **sliders : Slider
         ``name=slider(min, max, step)`` or ``name=choice([...])``; names must be
-        parameters of ``plot_fn``.
+        parameters of ``plot_fn``. (A bad bound, step or list of values is refused by
+        :func:`slider` or :func:`choice` themselves.)
 
     Returns
     -------
@@ -396,12 +440,13 @@ def interactive(plot_fn, *, title: str | None = None, alt: str | None = None, **
     Raises
     ------
     ValueError
-        A slider with min > max, step <= 0, a non-numeric bound or an empty list; a
-        name that is not a parameter of ``plot_fn``; a grid of more than
+        A name that is not a parameter of ``plot_fn``; a grid of more than
         :data:`MAX_FRAMES` points; frames heavier than :data:`MAX_BYTES` in all.
     """
     _check_sliders(plot_fn, sliders)
-    title = title or plot_fn.__name__.replace("_", " ")
+    title = check_optional(check_str, "title", title, allow_empty=True)
+    alt = check_optional(check_str, "alt", alt, allow_empty=True)
+    title = title or getattr(plot_fn, "__name__", "figure").replace("_", " ")
     names = list(sliders)
     specs = [sliders[n] for n in names]
     start = [_start_index(n, s) for n, s in zip(names, specs)]

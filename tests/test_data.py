@@ -44,9 +44,18 @@ def test_speeches_point_back_to_their_source_line(speeches):
 
 
 def test_unknown_play_is_rejected():
-    with pytest.raises(ValueError, match="unknown play"):
+    with pytest.raises(ValueError, match="plays holds unknown play"):
         data.shakespeare_speeches(["hamlett"])
     assert {s.play for s in data.shakespeare_speeches(["lear"])} == {"lear"}
+
+
+def test_loader_arguments_are_checked():
+    with pytest.raises(TypeError, match="plays must be a list of str"):
+        data.shakespeare_speeches("hamlet")  # once read as the plays 'h', 'a', 'm', ...
+    with pytest.raises(ValueError, match="edition must be one of 'modern', 'folio'"):
+        data.shakespeare_play_texts("quarto")
+    with pytest.raises(TypeError, match="title must be a str"):
+        data.normalize_wiki_title(None)
 
 
 def test_lee_corpus_has_the_human_judgements():

@@ -1,6 +1,8 @@
 import json
 import re
 
+import numpy as np
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -120,25 +122,52 @@ def test_closing_script_tag_in_a_frame_cannot_end_the_data_block():
 
 
 @pytest.mark.parametrize(
-    "spec, message",
+    "make, error, message",
     [
-        (slider(2, 1, 0.5), "slider 'k1': min (2) is greater than max (1)"),
-        (slider(0, 1, 0), "slider 'k1': step must be > 0"),
-        (slider(0, 1, -1), "slider 'k1': step must be > 0"),
-        (slider("a", 1, 0.1), "slider 'k1': min must be a finite number"),
-        (slider(0, float("nan"), 0.1), "slider 'k1': max must be a finite number"),
-        (choice([]), "slider 'k1': the list of values is empty"),
-        (choice(3), "slider 'k1': values must be a list"),
-        (slider(0, 1, 1, value=5), None),  # a number snaps: fine
-        (choice(["x", "y"], value="z"), "slider 'k1': value 'z' is not one of its values"),
+        (lambda: slider(2, 1, 0.5), ValueError, "min must be <= max, got min = 2 and max = 1"),
+        (lambda: slider(0, 1, 0), ValueError, "step must be > 0"),
+        (lambda: slider(0, 1, -1), ValueError, "step must be > 0"),
+        (lambda: slider("a", 1, 0.1), TypeError, "min must be a real number"),
+        (lambda: slider(0, float("nan"), 0.1), ValueError, "max must be finite"),
+        (lambda: slider(True, 1, 0.1), TypeError, "min must be a real number"),
+        (lambda: slider(0, 1, 0.5, value="x"), TypeError, "value must be a real number"),
+        (lambda: slider(0, 1, 0.5, fmt="{:d}"), ValueError, "fmt '{:d}' cannot format the value 0.5"),
+        (lambda: slider(0, 1, 0.5, fmt="k1"), ValueError, "fmt must hold a replacement field"),
+        (lambda: choice([]), ValueError, "values must not be empty"),
+        (lambda: choice(3), TypeError, "values must be a list"),
+        (lambda: choice("abc"), TypeError, "values must be a list"),
+        (lambda: choice(["x", "y"], value="z"), ValueError, "value str 'z' is not one of the values"),
+        (lambda: choice([0, 1], value=True), ValueError, "value bool True is not one of the values"),
+        (lambda: choice(range(300)), ValueError, "values holds 300 values, over the frame budget of 256"),
     ],
 )
-def test_bad_sliders_are_named(spec, message):
-    if message is None:
-        interactive(table, k1=spec, b=slider(0, 1, 1))
-        return
-    with pytest.raises(ValueError, match=re.escape(message)):
-        interactive(table, k1=spec, b=slider(0, 1, 1))
+def test_bad_sliders_are_refused_where_they_are_made(make, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        make()
+
+
+@pytest.mark.parametrize("maximum, step", [(1e300, 1), (1, 1e-9), (3e300, 1e-300)])
+def test_a_slider_over_the_frame_budget_is_refused_before_its_values_are_made(maximum, step):
+    # slider(0, 1e300, 1) once never returned; slider(0, 1, 1e-9) built 10⁹ values first
+    with pytest.raises(ValueError, match=r"step = .* into more than 256 values"):
+        slider(-maximum, maximum, step)
+
+
+def test_slider_values_and_numpy_scalars():
+    assert slider(0, 1, 0.25).values == (0.0, 0.25, 0.5, 0.75, 1.0)
+    assert slider(np.int64(0), np.float32(1.0), np.float64(0.5), value=np.float32(0.5)).values == (0.0, 0.5, 1.0)
+    assert len(slider(0, 255, 1).values) == 256  # exactly the budget
+    figure = interactive(table, k1=slider(0, 1, 1, value=5), b=choice([0, 1], value=np.int64(1)))
+    assert figure.start == [1, 1]  # a number outside the grid snaps to the nearest value
+
+
+def test_a_slider_argument_that_is_no_slider_is_named():
+    with pytest.raises(TypeError, match=r"k1 must be a slider\(...\) or choice\(...\), got float 0.5"):
+        interactive(table, k1=0.5, b=slider(0, 1, 1))
+    with pytest.raises(TypeError, match="title must be a str"):
+        interactive(table, k1=slider(0, 1, 1), b=slider(0, 1, 1), title=3)
+    with pytest.raises(TypeError, match="plot_fn must be a function whose parameters can be read"):
+        interactive(max, k1=slider(0, 1, 1))
 
 
 def test_unknown_and_missing_parameters():

@@ -1,12 +1,45 @@
-"""Bad-input cases for the shared modules: validation (widgets and data: see their own cases)."""
+"""Bad-input cases for the shared modules: validation, widgets and the data loaders."""
 
-from mmir_lib import validation
+from mmir_lib import data, validation, widgets
 from tests.api_fuzz import Case
+
+
+def _frame(k1, b=0):
+    return f"<p>{k1} {b}</p>"
+
+
+CASES: list[Case] = [
+    # ---- widgets ---------------------------------------------------------------------------------
+    # min = 0 and max = 0 give a grid of one value; a negative or huge bound is a legal grid end
+    # as long as the grid stays within the frame budget (the other bound is then refused)
+    Case(widgets.slider, dict(min=0, max=1, step=0.5, value=0.5, fmt="{:g}"),
+         accepts={"min": {"zero", "negative", "negative_float"}, "max": {"zero"},
+                  # a value snaps to the nearest grid point, wherever it is
+                  "value": {"none", "negative", "negative_float", "zero", "huge_int", "huge_float"},
+                  "step": {"huge_int", "huge_float"}}),  # a step past max: a grid of min alone
+    Case(widgets.choice, dict(values=[0, 0.5, 1], value=0.5, fmt="{:g}"),
+         accepts={"value": {"none", "zero"}, "values": {"ragged"}}),  # 0 is one of the values  # [[1], [1, 2]]: two values that are lists
+    Case(widgets.interactive, dict(plot_fn=_frame, title="a frame", alt="k1 = {k1}", k1=widgets.slider(0, 1, 1)),
+         accepts={"title": {"none", "str"}, "alt": {"none", "str"}}),
+    # ---- data ------------------------------------------------------------------------------------
+    Case(data.shakespeare_speeches, dict(plays=["lear"]), accepts={"plays": {"none", "empty_list"}}),
+    Case(data.shakespeare_play_texts, dict(edition="folio")),
+    Case(data.normalize_wiki_title, dict(title="anarchism_in  France"), accepts={"title": {"str"}}),
+    Case(data.lee_corpus, {}),
+    Case(data.wikipedia_sample, {}),
+]
 
 EXEMPT = {
     # The validators are what the contract is made of; tests/test_validation.py checks
     # their messages directly (each one names the argument it is given).
     **{f"mmir_lib.validation.{name}": "the checks themselves (tests/test_validation.py)"
        for name in validation.__all__},
+    "mmir_lib.widgets.Slider": "a record that slider() and choice() build after checking its fields",
+    "mmir_lib.widgets.InteractiveFigure": "a record of frames that interactive() builds",
+    "mmir_lib.data.DataNotInstalledError": "an exception class",
+    "mmir_lib.data.Speech": "a plain record that shakespeare_speeches() builds from the texts",
+    "mmir_lib.data.LeeCorpus": "a plain record that lee_corpus() builds",
+    "mmir_lib.data.WikiLink": "a plain record that wikipedia_sample() builds",
+    "mmir_lib.data.WikiPage": "a plain record that wikipedia_sample() builds",
+    "mmir_lib.data.WikipediaSample": "a plain record that wikipedia_sample() builds",
 }
-CASES: list[Case] = []
