@@ -7,10 +7,13 @@
 * :mod:`.kernels` -- the classic kernels: box, Gaussian, differences, Sobel, Scharr,
   Laplacian, sharpen;
 * :mod:`.derivatives` -- Gaussian smoothing, gradients (magnitude and orientation), the
-  Laplacian, derivatives of the Gaussian.
+  Laplacian, derivatives of the Gaussian;
+* :mod:`.edges` -- non-maximum suppression, hysteresis, Canny's detector, the Laplacian
+  of Gaussian and its zero crossings.
 """
 
 from .derivatives import GRADIENT_OPERATORS, gaussian_filter, gaussian_gradient, gradient, gradient_polar, laplacian
+from .edges import canny, hysteresis, laplacian_of_gaussian, non_maximum_suppression, zero_crossings
 from .filters import BORDER_MODES, convolve, correlate, separable_filter, separable_factors
 from .images import LUMA, PHOTOS, check_image, equalize, histogram, load_photo, quantize, to_float, to_gray, to_uint8
 from .kernels import (
@@ -25,4 +28,5 @@ __all__ = [
     "box_kernel", "binomial_kernel", "gaussian_kernel", "gaussian_kernel_2d", "derivative_kernel",
     "sobel_kernels", "scharr_kernels", "laplacian_kernel", "sharpen_kernel",
     "GRADIENT_OPERATORS", "gaussian_filter", "gradient", "gradient_polar", "laplacian", "gaussian_gradient",
+    "non_maximum_suppression", "hysteresis", "canny", "laplacian_of_gaussian", "zero_crossings",
 ]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from mmir_lib.vision import derivatives, filters, images, kernels
+from mmir_lib.vision import derivatives, edges, filters, images, kernels
 from tests.api_fuzz import Case
 
 IMAGE = np.linspace(0.0, 1.0, 48).reshape(6, 8)
@@ -45,4 +45,15 @@ CASES += [  # derivatives
     Case(derivatives.laplacian, dict(image=IMAGE, mode="wrap"), accepts={"image": {"matrix"}}),
     Case(derivatives.gaussian_gradient, dict(image=IMAGE, sigma=1.0, mode="mirror", truncate=4.0),
          accepts={"image": {"matrix"}}),
+]
+
+MASK = IMAGE > 0.5
+CASES += [  # edges
+    Case(edges.non_maximum_suppression, dict(magnitude=IMAGE, orientation=IMAGE)),
+    Case(edges.hysteresis, dict(weak=MASK, strong=MASK & (IMAGE > 0.8))),
+    Case(edges.canny, dict(image=IMAGE, sigma=1.0, low=0.02, high=0.05, mode="extend"),
+         accepts={"image": {"matrix"}, "low": {"zero"}, "high": {"huge_int", "huge_float"}}),
+    Case(edges.laplacian_of_gaussian, dict(image=IMAGE, sigma=1.0, mode="mirror"), accepts={"image": {"matrix"}}),
+    Case(edges.zero_crossings, dict(response=IMAGE - 0.5, threshold=0.0),
+         accepts={"response": {"matrix"}, "threshold": {"zero", "huge_int", "huge_float"}}),
 ]
