@@ -138,7 +138,7 @@ def check_instance(name: str, value: object, kind: type | tuple[type, ...]) -> o
     if not isinstance(value, kind):
         kinds = kind if isinstance(kind, tuple) else (kind,)
         wanted = " or ".join(k.__name__ for k in kinds)
-        article = "an" if wanted[0] in "AEIOU" else "a"
+        article = "an" if wanted[0] in "AEIOUaeiou" else "a"
         raise TypeError(f"{name} must be {article} {wanted}, got {describe(value)}")
     return value
 
