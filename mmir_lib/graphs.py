@@ -82,10 +82,20 @@ def _longest_module(name: str, modules: set[str]) -> str | None:
     return name or None
 
 
+def _statements(node: ast.AST):
+    """Every statement inside ``node``, at any depth (imports are statements, so the
+    expressions, most of a module's nodes, need not be visited)."""
+    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for child in getattr(node, field, ()):
+            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                yield child
+                yield from _statements(child)
+
+
 def _imports(tree: ast.AST, importer: str, is_package: bool, modules: set[str]):
     """Yield (target, internal) for every module an import statement of ``importer`` names."""
     package = importer if is_package else importer.rpartition(".")[0]
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             named = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -57,6 +57,30 @@ def test_links_follow_the_import_rules(tree):
     assert "import app" in g.source("os")
 
 
+def test_imports_nested_in_any_statement_count(tmp_path):
+    _write(tmp_path, {
+        "a.py": """
+            class C:
+                import b
+            with open(__file__) as f:
+                try:
+                    pass
+                except ImportError:
+                    import c
+                finally:
+                    import d
+            match 1:
+                case 1:
+                    if True:
+                        pass
+                    else:
+                        import e
+            """,
+        **{f"{name}.py": "" for name in "bcde"},
+    })
+    assert import_graph(tmp_path).links == (("a", "b"), ("a", "c"), ("a", "d"), ("a", "e"))
+
+
 def test_skip_and_errors(tree, tmp_path_factory):
     with_tests = import_graph(tree)
     assert "pkg.tests.test_x" in with_tests.modules
