@@ -68,14 +68,15 @@ def saturation(tf, dl, avdl: float, k1: float, b: float):
     gives 1), b how much a long document is penalised (b = 0: not at all; b = 1:
     tf is measured relative to dl/avdl). Works element-wise on arrays.
     """
-    tf = check_array("tf", tf, kind="number", low=0).astype(np.float64)
-    dl = check_array("dl", dl, kind="number", low=0).astype(np.float64)
+    tf = check_array("tf", tf, kind="number", low=0)
+    dl = check_array("dl", dl, kind="number", low=0)
     avdl = check_number("avdl", avdl, low=0, low_open=True)
     k1 = check_number("k1", k1, low=0)
     b = check_probability("b", b)
     check_broadcast(tf=tf, dl=dl)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        norm = k1 * ((1.0 - b) + b * dl / avdl)
+    tf = np.asarray(tf, dtype=np.float64)
+    norm = k1 * ((1.0 - b) + b * np.asarray(dl, dtype=np.float64) / avdl)
+    with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(tf > 0, tf / (norm + tf), 0.0)
 
 

@@ -83,8 +83,9 @@ def tf_weight(tf, scheme: str = "l") -> np.ndarray:
     >>> tf_weight([0, 1, 10]).round(3).tolist()
     [0.0, 1.0, 3.303]
     """
-    tf = check_array("tf", tf, kind="number", low=0).astype(np.float64)
+    tf = check_array("tf", tf, kind="number", low=0)
     check_choice("scheme", scheme, _TF)
+    tf = np.asarray(tf, dtype=np.float64)
     if scheme == "n":
         return tf
     if scheme == "l":
@@ -99,8 +100,8 @@ def idf(df, n_docs: int) -> np.ndarray:
     (4.605, 0.0)
     """
     n_docs = check_count("n_docs", n_docs, low=1)
-    df = check_array("df", df, kind="number", low=1, high=n_docs).astype(np.float64)
-    return np.log(n_docs / df)
+    df = check_array("df", df, kind="number", low=1, high=n_docs)
+    return np.log(n_docs / np.asarray(df, dtype=np.float64))
 
 
 def parse_scheme(scheme: str) -> tuple[str, str]:

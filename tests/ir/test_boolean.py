@@ -270,3 +270,31 @@ def test_phrase_query_bad_input(small):
         phrase_query(small, [1, 2])
     with pytest.raises(ValueError, match="without an analyzer"):
         phrase_query(PositionalIndex.from_tokens([["a"]]), "a")
+
+
+@pytest.mark.parametrize("query", ["(" * 5000 + "a" + ")" * 5000, "NOT " * 3000 + "a", "(NOT " * 60 + "a" + ")" * 60])
+def test_deep_nesting_is_refused_clearly(query):
+    # once a RecursionError from deep inside the parser
+    with pytest.raises(ValueError, match="query nests parentheses and NOTs more than 100 deep"):
+        parse_query(query)
+
+
+def test_nesting_up_to_the_limit_parses_and_evaluates(small):
+    from mmir_lib.ir.boolean import MAX_NESTING
+
+    assert str(parse_query("(" * MAX_NESTING + "brutus" + ")" * MAX_NESTING)) == "brutus"
+    twice_negated = parse_query("NOT " * MAX_NESTING + "brutus")  # an even number of NOTs: brutus again
+    assert evaluate(twice_negated, small).doc_ids.tolist() == boolean_search(small, "brutus").doc_ids.tolist()
+
+
+def test_query_nodes_check_their_fields():
+    with pytest.raises(TypeError, match="word must be a str"):
+        Term(3)
+    with pytest.raises(ValueError, match="position must be >= 0"):
+        Phrase("noble romans", -1)
+    with pytest.raises(TypeError, match="operand must be a Term or Phrase or Not or And or Or"):
+        Not("brutus")
+    with pytest.raises(TypeError, match="operands must be a sequence of two or more query nodes"):
+        And((Term("brutus"),))
+    with pytest.raises(TypeError, match=r"operands\[1\] must be a Term"):
+        Or((Term("brutus"), "caesar"))

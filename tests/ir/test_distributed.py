@@ -165,3 +165,15 @@ def test_bad_partitions():
         merge_results([(np.array([1]), np.array([1.0])), (np.array([1]), np.array([2.0]))], 1)
     with pytest.raises(ValueError, match="algorithm must be one of"):
         search_shard(build_shards([["a"]], [np.array([0])])[0], [["a"]], algorithm="grep")
+
+
+def test_merge_results_checks_its_rankings():
+    # once an IndexError: a ranking with more documents than scores
+    with pytest.raises(ValueError, match=r"rankings\[0\] has 2 doc_ids but 1 scores"):
+        merge_results([([1, 2], [1.0])], 3)
+    with pytest.raises(TypeError, match=r"rankings\[0\] must be a pair"):
+        merge_results([np.array([1.0, 2.0, 3.0])], 1)
+    with pytest.raises(TypeError, match="rankings must be a non-empty list"):
+        merge_results([], 1)
+    ids, scores = merge_results([(np.array([3]), np.array([1.0]))], np.int64(2))
+    assert ids.tolist() == [3] and scores.tolist() == [1.0]

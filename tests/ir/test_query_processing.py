@@ -10,6 +10,7 @@ from mmir_lib.ir import ENGLISH_STOP_WORDS, Analyzer, InvertedIndex, VARIANTS, b
 from mmir_lib.ir.query_processing import (
     ALGORITHMS,
     CollectionStatistics,
+    TermPostings,
     daat_top_k,
     maxscore_top_k,
     scored_postings,
@@ -202,3 +203,34 @@ def test_real_corpus_top_k_equals_brute_force(shakespeare, k):
             if name in ("maxscore", "wand"):
                 skipped += result.work.postings_skipped
     assert skipped > 0  # early termination actually skips on real queries
+
+
+def test_collection_statistics_are_checked():
+    with pytest.raises(ValueError, match="num_docs must be >= 1"):  # once a ZeroDivisionError in avdl
+        CollectionStatistics(0, 0, {})
+    with pytest.raises(ValueError, match=r"df\['cat'\] must be >= 0"):
+        CollectionStatistics(3, 10, {"cat": -1})
+    with pytest.raises(ValueError, match=r"df\['cat'\] must be <= 3"):
+        CollectionStatistics(3, 10, {"cat": 4})
+    with pytest.raises(ValueError, match="total_length must be at least every n_t"):
+        CollectionStatistics(3, 1, {"cat": 2})
+    with pytest.raises(TypeError, match="num_docs must be an int"):
+        CollectionStatistics(3.0, 10, {})
+    with pytest.raises(TypeError, match=r"parts\[1\] must be a CollectionStatistics"):
+        CollectionStatistics.combine([CollectionStatistics(1, 1), {"num_docs": 1}])
+    assert CollectionStatistics(np.int64(3), np.int64(9), {"cat": np.int64(2)}).avdl == 3.0
+
+
+def test_statistics_smaller_than_the_index_are_refused():
+    index = InvertedIndex.from_tokens([["a", "b"], ["a"], ["c"]])
+    with pytest.raises(ValueError, match="statistics describe a smaller collection"):
+        scored_postings(index, ["a"], statistics=CollectionStatistics(2, 3, {"a": 2}))
+
+
+def test_term_postings_are_checked():
+    with pytest.raises(ValueError, match="doc_ids must be strictly increasing"):
+        TermPostings("a", np.array([2, 1]), np.array([0.5, 0.5]))
+    with pytest.raises(ValueError, match="weights must hold one weight per posting"):
+        TermPostings("a", np.array([1, 2]), np.array([0.5]))
+    with pytest.raises(ValueError, match="weights must hold values >= 0"):
+        TermPostings("a", np.array([1]), np.array([-0.5]))

@@ -49,3 +49,15 @@ def test_candidates_equal_a_filtered_stable_sort(rows, k):
     ids, s = top_k(np.array(values, dtype=float), k, keep)
     assert ids.tolist() == expected
     assert s.tolist() == [values[d] for d in expected]
+
+
+def test_k_and_candidates_are_checked():
+    assert top_k([1.0, 3.0, 2.0], np.int64(2))[0].tolist() == [1, 2]  # a numpy int is a k
+    with pytest.raises(TypeError, match="k must be an int"):
+        top_k([1.0], True)
+    with pytest.raises(ValueError, match=r"candidates must have the shape of scores, \(2,\)"):
+        top_k([1.0, 2.0], 1, [True])
+    with pytest.raises(TypeError, match="candidates must hold bool values"):
+        top_k([1.0, 2.0], 1, [0, 1])
+    with pytest.raises(ValueError, match="scores must hold finite numbers"):
+        top_k([1.0, np.inf], 1)
