@@ -168,3 +168,24 @@ def test_describe_is_short_and_safe():
     long = describe("x" * 1000)
     assert len(long) < 80 and long.endswith("...")
     assert math.isclose(check_number(NAME, 10**400 // 10**399), 10.0)  # a big Python int is a number
+
+
+def _numeric_arguments():
+    """(case, argument, numpy value) for every plain number in the cases of the modules
+    that call these checks (tests/bad_input_cases: chapters 1-3 and the shared modules)."""
+    from numbers import Integral, Real
+
+    from tests.bad_input_cases import ir_chapters_1_3, shared
+
+    for case in ir_chapters_1_3.CASES + shared.CASES:
+        for argument, value in case.kwargs.items():
+            if isinstance(value, Real) and not isinstance(value, (bool, np.generic)):
+                kinds = (np.int64, np.int32) if isinstance(value, Integral) else (np.float64, np.float32)
+                for kind in kinds:
+                    yield case, argument, kind(value)
+
+
+@pytest.mark.parametrize("case, argument, value", list(_numeric_arguments()),
+                         ids=lambda x: getattr(x, "name", None) or (type(x).__name__ if isinstance(x, np.generic) else x))
+def test_numpy_scalars_are_accepted_wherever_python_numbers_are(case, argument, value):
+    case.func(*case.args, **{**case.kwargs, argument: value})
