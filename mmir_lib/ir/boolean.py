@@ -457,8 +457,27 @@ def evaluate(node: Node, index: InvertedIndex) -> MergeResult:
     as a phrase; a stop word (no terms) is an error, since the index holds no
     postings for it.
     """
-    check_instance("node", node, _NODES)
+    _check_tree("node", node)
     check_instance("index", index, InvertedIndex)
+    return _evaluate(node, index)
+
+
+def _check_tree(name: str, node: object) -> None:
+    """A query node whose tree is at most 3 · :data:`MAX_NESTING` levels deep (a
+    parsed query always is: each nesting level adds at most an Or, an And and a Not),
+    so that evaluating it, one call per level, cannot exhaust the stack."""
+    check_instance(name, node, _NODES)
+    level, depth = [node], 0
+    while level:
+        depth += 1
+        if depth > 3 * MAX_NESTING:
+            raise ValueError(f"{name} is a query tree more than {3 * MAX_NESTING} levels deep")
+        level = [child for n in level for child in ((n.operand,) if isinstance(n, Not)
+                                                   else n.operands if isinstance(n, (And, Or)) else ())]
+
+
+def _evaluate(node: Node, index: InvertedIndex) -> MergeResult:
+    """:func:`evaluate` for a checked tree."""
     if isinstance(node, Term):
         terms = index.analyze(node.word)
         if not terms:
@@ -470,12 +489,12 @@ def evaluate(node: Node, index: InvertedIndex) -> MergeResult:
     if isinstance(node, Phrase):
         return phrase_query(index, node.text)
     if isinstance(node, Not):
-        inner = evaluate(node.operand, index)
+        inner = _evaluate(node.operand, index)
         result = and_not(_all_docs(index), inner.doc_ids)
         return MergeResult(result.doc_ids, inner.comparisons + result.comparisons)
     if isinstance(node, And):
-        positive = [evaluate(op, index) for op in node.operands if not isinstance(op, Not)]
-        negative = [evaluate(op.operand, index) for op in node.operands if isinstance(op, Not)]
+        positive = [_evaluate(op, index) for op in node.operands if not isinstance(op, Not)]
+        negative = [_evaluate(op.operand, index) for op in node.operands if isinstance(op, Not)]
         comparisons = sum(r.comparisons for r in positive + negative)
         if positive:
             result = intersect_many([r.doc_ids for r in positive])
@@ -487,7 +506,7 @@ def evaluate(node: Node, index: InvertedIndex) -> MergeResult:
             comparisons += result.comparisons
         return MergeResult(result.doc_ids, comparisons)
     if isinstance(node, Or):
-        parts = sorted((evaluate(op, index) for op in node.operands), key=lambda r: len(r.doc_ids))
+        parts = sorted((_evaluate(op, index) for op in node.operands), key=lambda r: len(r.doc_ids))
         comparisons = sum(r.comparisons for r in parts)
         result = parts[0].doc_ids
         for r in parts[1:]:

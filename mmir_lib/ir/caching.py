@@ -31,7 +31,7 @@ import numpy as np
 from ..validation import check_array, check_callable, check_count, check_number, check_str_list, describe
 
 #: Most distinct queries or requests the functions below draw (each builds an array of them).
-MAX_QUERIES = 10**8
+MAX_QUERIES = 10**7
 
 __all__ = [
     "LRUCache",

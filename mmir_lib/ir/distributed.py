@@ -54,9 +54,9 @@ __all__ = [
 Ranking = tuple[np.ndarray, np.ndarray]  # (doc_ids (m,) int64, scores (m,) float64), best first
 
 #: Most documents :func:`partition_documents` numbers (it builds an array of them all).
-_MAX_DOCS = 10**9
+_MAX_DOCS = 10**8
 #: Most nodes :func:`term_partition_costs` counts (it builds a matrix with a column per node).
-_MAX_NODES = 10**6
+_MAX_NODES = 10**4
 
 
 def _check_queries(name: str, queries: object) -> list:

@@ -298,3 +298,20 @@ def test_query_nodes_check_their_fields():
         And((Term("brutus"),))
     with pytest.raises(TypeError, match=r"operands\[1\] must be a Term"):
         Or((Term("brutus"), "caesar"))
+
+
+def test_a_hand_built_tree_too_deep_to_evaluate_is_refused(small):
+    node = Term("brutus")
+    for _ in range(2000):
+        node = Not(node)  # once a RecursionError inside evaluate
+    with pytest.raises(ValueError, match="node is a query tree more than 300 levels deep"):
+        evaluate(node, small)
+
+
+def test_the_deepest_parsed_queries_evaluate(small):
+    from mmir_lib.ir.boolean import MAX_NESTING
+
+    # every level adds an Or and an And: the deepest tree a query can parse to
+    query = "(brutus OR caesar " * (MAX_NESTING - 1) + "(brutus OR caesar calpurnia)" + ")" * (MAX_NESTING - 1)
+    query = query.replace("caesar (", "caesar AND (")
+    assert evaluate(parse_query(query), small).doc_ids.tolist() == boolean_search(small, "brutus OR caesar").doc_ids.tolist()
