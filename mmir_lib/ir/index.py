@@ -151,8 +151,8 @@ class InvertedIndex:
         """
         check_str("query", query)
         if self.analyzer is None:
-            raise ValueError("this index was built from tokens without an analyzer; "
-                             "pass a list of terms instead of a string")
+            raise ValueError("this index was built from tokens without an analyzer: "
+                             "pass the query as a list of terms instead of a string")
         return self.analyzer(query)
 
     def query_terms(self, query: str | Sequence[str]) -> list[str]:

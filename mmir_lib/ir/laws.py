@@ -98,7 +98,10 @@ class ZipfFit:
     rank_max: int
 
     def __call__(self, rank):
-        """The fitted frequency at ``rank`` (array-like)."""
+        """The fitted frequency at ``rank`` (array-like, > 0)."""
+        rank = check_array("rank", rank, kind="number")
+        if np.any(rank <= 0):
+            raise ValueError(f"rank must be > 0, found {rank.min():g}")
         return self.c * np.asarray(rank, dtype=np.float64) ** -self.alpha
 
 
@@ -157,7 +160,8 @@ class HeapsFit:
     n_max: int
 
     def __call__(self, n):
-        """The fitted vocabulary size after ``n`` tokens (array-like)."""
+        """The fitted vocabulary size after ``n`` tokens (array-like, >= 0)."""
+        n = check_array("n", n, kind="number", low=0)
         return self.k * np.asarray(n, dtype=np.float64) ** self.b
 
 
