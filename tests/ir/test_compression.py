@@ -211,3 +211,15 @@ def test_bits_per_posting_equals_encoding_every_list(docs, code):
     unit = 8 if code == "vbyte" else 1  # bytes vs bits
     total = sum(unit * len(encode_postings(ids, code)) for ids in lists)
     assert bits_per_posting(index, code) == pytest.approx(total / index.postings.nnz, rel=1e-12)
+
+
+@given(n=st.integers(1, 2**64), code=st.sampled_from(CODES))
+def test_every_int64_round_trips_and_nothing_beyond_is_coded(n, code):
+    encode = {"vbyte": vbyte_encode, "gamma": gamma_encode, "delta": delta_encode}[code]
+    decode = {"vbyte": vbyte_decode, "gamma": gamma_decode, "delta": delta_decode}[code]
+    if n <= 2**63 - 1:
+        assert decode(encode([n])).tolist() == [n]
+        assert len(encode([n])) * (8 if code == "vbyte" else 1) == code_lengths([n], code)[0]
+    else:  # refused with a clear error, never wrapped round to a negative number or looped on
+        with pytest.raises((TypeError, ValueError), match="numbers must"):
+            encode(np.array([n], dtype=np.uint64) if n < 2**64 else [n])
