@@ -26,6 +26,7 @@ How an import statement becomes links (in the importer ``m``):
 from __future__ import annotations
 
 import ast
+import gc
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,10 +156,16 @@ def import_graph(root, *, skip=()) -> ModuleGraph:
         raise ValueError(f"root: no Python module found under {str(root)!r}")
     modules = set(found)
     links, external = set(), set()
-    for name, relative in found.items():
-        tree = ast.parse((root / relative).read_bytes(), filename=str(relative))
-        for target, internal in _imports(tree, name, relative.name == "__init__.py", modules):
-            (links if internal else external).add((name, target))
+    collecting = gc.isenabled()
+    gc.disable()  # syntax trees hold no reference cycles; the collector would only rescan the caller's objects
+    try:
+        for name, relative in found.items():
+            tree = ast.parse((root / relative).read_bytes(), filename=str(relative))
+            for target, internal in _imports(tree, name, relative.name == "__init__.py", modules):
+                (links if internal else external).add((name, target))
+    finally:
+        if collecting:
+            gc.enable()
     names = sorted(found)
     return ModuleGraph(root, tuple(names), tuple(found[n].as_posix() for n in names),
                        tuple(sorted(links)), tuple(sorted(external)))

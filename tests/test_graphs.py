@@ -1,5 +1,6 @@
 """mmir_lib.graphs: the import graph of a source tree, checked on a tree built here and on the standard library."""
 
+import gc
 import sys
 import textwrap
 
@@ -55,6 +56,16 @@ def test_links_follow_the_import_rules(tree):
     # `from .. import nothing_here` in pkg.helper climbs above the tree: its base is empty
     assert set(g.external) == {("app", "sys")}
     assert "import app" in g.source("os")
+    assert gc.isenabled()  # switched off while parsing, and back on
+
+
+def test_garbage_collection_left_as_found(tree):
+    gc.disable()
+    try:
+        import_graph(tree)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_imports_nested_in_any_statement_count(tmp_path):
