@@ -9,12 +9,16 @@
 * :mod:`.derivatives` -- Gaussian smoothing, gradients (magnitude and orientation), the
   Laplacian, derivatives of the Gaussian;
 * :mod:`.edges` -- non-maximum suppression, hysteresis, Canny's detector, the Laplacian
-  of Gaussian and its zero crossings.
+  of Gaussian and its zero crossings;
+* :mod:`.scale_space` -- Gaussian scale space, the normalised Laplacian, differences of
+  Gaussians, extrema in (x, y, σ) and blobs.
 """
 
 from .derivatives import GRADIENT_OPERATORS, gaussian_filter, gaussian_gradient, gradient, gradient_polar, laplacian
 from .edges import canny, hysteresis, laplacian_of_gaussian, non_maximum_suppression, zero_crossings
 from .filters import BORDER_MODES, convolve, correlate, separable_filter, separable_factors
+from .scale_space import (difference_of_gaussians, find_blobs, gaussian_scale_space, geometric_sigmas, local_maxima_3d,
+                          normalized_laplacian)
 from .images import LUMA, PHOTOS, check_image, equalize, histogram, load_photo, quantize, to_float, to_gray, to_uint8
 from .kernels import (
     binomial_kernel, box_kernel, derivative_kernel, gaussian_kernel, gaussian_kernel_2d, laplacian_kernel,
@@ -29,4 +33,6 @@ __all__ = [
     "sobel_kernels", "scharr_kernels", "laplacian_kernel", "sharpen_kernel",
     "GRADIENT_OPERATORS", "gaussian_filter", "gradient", "gradient_polar", "laplacian", "gaussian_gradient",
     "non_maximum_suppression", "hysteresis", "canny", "laplacian_of_gaussian", "zero_crossings",
+    "geometric_sigmas", "gaussian_scale_space", "normalized_laplacian", "difference_of_gaussians", "local_maxima_3d",
+    "find_blobs",
 ]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from mmir_lib.vision import derivatives, edges, filters, images, kernels
+from mmir_lib.vision import derivatives, edges, filters, images, kernels, scale_space
 from tests.api_fuzz import Case
 
 IMAGE = np.linspace(0.0, 1.0, 48).reshape(6, 8)
@@ -56,4 +56,20 @@ CASES += [  # edges
     Case(edges.laplacian_of_gaussian, dict(image=IMAGE, sigma=1.0, mode="mirror"), accepts={"image": {"matrix"}}),
     Case(edges.zero_crossings, dict(response=IMAGE - 0.5, threshold=0.0),
          accepts={"response": {"matrix"}, "threshold": {"zero", "huge_int", "huge_float"}}),
+]
+
+SIGMAS = np.array([1.0, 1.5, 2.0])
+SQUARE = np.linspace(0.0, 1.0, 24 * 24).reshape(24, 24)  # large enough for the widest kernel
+CASES += [  # scale space
+    Case(scale_space.geometric_sigmas, dict(sigma0=1.0, k=1.5, count=3)),
+    Case(scale_space.gaussian_scale_space, dict(image=SQUARE, sigmas=SIGMAS, mode="mirror"), accepts={"image": {"matrix"}}),
+    Case(scale_space.normalized_laplacian, dict(image=SQUARE, sigmas=SIGMAS, mode="mirror"),
+         accepts={"image": {"matrix"}}),
+    Case(scale_space.difference_of_gaussians, dict(image=SQUARE, sigmas=SIGMAS, mode="mirror"),
+         accepts={"image": {"matrix"}}),
+    Case(scale_space.local_maxima_3d, dict(cube=np.stack([SQUARE] * 3), threshold=0.0),
+         accepts={"threshold": {"zero", "negative", "negative_float", "huge_int", "huge_float"}}),
+    Case(scale_space.find_blobs, dict(image=SQUARE, sigmas=SIGMAS, threshold=0.05, bright=True, mode="mirror"),
+         accepts={"image": {"matrix"}, "bright": {"bool"},
+                  "threshold": {"zero", "negative", "negative_float", "huge_int", "huge_float"}}),
 ]
