@@ -61,15 +61,21 @@ class Listing:
 
 
 def _is_check(statement: ast.stmt) -> bool:
-    """An argument check: a call to check_*/_check_* (bare or assigned), or ``if ...: raise``."""
+    """An argument check: a call to check_*/_check_* (bare, assigned, or a tuple of such
+    calls assigned at once), or ``if ...: raise``."""
     if isinstance(statement, ast.If):
         return all(isinstance(s, ast.Raise) for s in statement.body) and not statement.orelse
     value = getattr(statement, "value", None)
-    if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign)) and isinstance(value, ast.Call):
-        func = value.func
-        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-        return name.startswith(("check_", "_check_"))
-    return False
+    if not isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign)):
+        return False
+    calls = value.elts if isinstance(value, ast.Tuple) else [value]  # x, y = check_a(...), check_b(...)
+    return bool(calls) and all(isinstance(call, ast.Call) and _is_check_call(call) for call in calls)
+
+
+def _is_check_call(call: ast.Call) -> bool:
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return name.startswith(("check_", "_check_"))
 
 
 def _docstring_summary(node: ast.AST) -> str | None:

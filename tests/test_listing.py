@@ -6,12 +6,12 @@ from mmir_lib.listing import CHECKS_COMMENT, ELISION, show_code
 from mmir_lib.validation import check_number
 
 
-def scaled_sum(values, weight=1.0):
+def scaled_sum(values, weight=1.0, shift=0.0):
     """Σ weight · v over the values.
 
     A longer explanation that the listing leaves out.
     """
-    weight = check_number("weight", weight)
+    weight, shift = check_number("weight", weight), check_number("shift", shift)
     if not values:
         raise ValueError("values must not be empty")
     total = 0.0
@@ -30,7 +30,7 @@ class Counter:
 def test_listing_keeps_signature_summary_and_algorithm():
     text = show_code(scaled_sum).code
     lines = text.splitlines()
-    assert lines[0] == "def scaled_sum(values, weight=1.0):"
+    assert lines[0] == "def scaled_sum(values, weight=1.0, shift=0.0):"
     assert lines[1] == '    """Σ weight · v over the values."""'
     assert lines[2] == "    " + CHECKS_COMMENT
     assert "longer explanation" not in text and "check_number" not in text and "raise" not in text
