@@ -104,6 +104,7 @@ def show_code(obj, *, between: tuple[str, str] | None = None, checks: bool = Fal
     """
     check_callable("obj", obj)
     check_bool("checks", checks)
+    obj = inspect.unwrap(obj)  # the function inside a decorator such as functools.lru_cache
     if between is not None:
         check_instance("between", between, tuple)
         if len(between) != 2:

@@ -72,3 +72,10 @@ def test_a_class_is_shown_with_its_methods():
 def test_bad_arguments(kwargs, error, words):
     with pytest.raises(error, match=words):
         show_code(**kwargs)
+
+
+def test_a_cached_function_is_shown_unwrapped():
+    import functools
+
+    cached = functools.lru_cache(maxsize=None)(scaled_sum)
+    assert show_code(cached).code == show_code(scaled_sum).code
