@@ -29,8 +29,9 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $@
 
 # MathJax 3 from the PyPI package django-static-mathjax, served by the book itself.
-# Only the combined component and its fonts are copied (the whole tree is ~20 MB).
-$(MATHJAX): $(STAMP)
+# Only the combined component and its fonts are copied (the whole tree is ~20 MB);
+# redone when this Makefile changes, so that a changed recipe reaches existing builds.
+$(MATHJAX): $(STAMP) Makefile
 	rm -rf book/_vendor/mathjax && mkdir -p book/_vendor/mathjax/output/chtml
 	src=$$($(BIN)/python -c "import mathjax, pathlib; print(pathlib.Path(mathjax.__file__).parent / 'static/mathjax/es5')") && \
 	cp $$src/tex-mml-chtml.js book/_vendor/mathjax/ && \
