@@ -5,9 +5,12 @@ developers, and its ``import`` statements name the other modules it relies on: a
 link from the importing module to the imported one, written by the importer's author,
 like a hyperlink or a citation. :func:`import_graph` reads those links from the
 source files under a directory (with :mod:`ast`, so strings and comments that look
-like imports do not count); :func:`stdlib_import_graph` applies it to the standard
-library of the running Python (its tests, ``site-packages`` and compiled modules left
-out).
+like imports do not count). :func:`stdlib_import_graph` returns the graph it read from
+the standard library of CPython 3.11.7 (its tests, ``site-packages`` and compiled
+modules left out), stored with the book as :data:`STDLIB_SNAPSHOT`: the standard
+library changes from one Python release to the next, and the book's numbers must be the
+same on every reader's machine. ``python -m mmir_lib.graphs`` writes the snapshot again
+from the running Python.
 
 How an import statement becomes links (in the importer ``m``):
 
@@ -27,6 +30,9 @@ from __future__ import annotations
 
 import ast
 import gc
+import gzip
+import json
+import platform
 import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +40,9 @@ from pathlib import Path
 from .validation import check_instance, check_str_list
 
 __all__ = ["ModuleGraph", "import_graph", "stdlib_import_graph"]
+
+#: The standard library's import graph as the book uses it (see the module docstring).
+STDLIB_SNAPSHOT = Path(__file__).with_name("graphdata") / "stdlib-imports.json.gz"
 
 #: Folders never read by :func:`stdlib_import_graph`: tests and their data, installed
 #: third-party packages, compiled modules and build files.
@@ -48,21 +57,26 @@ class ModuleGraph:
     to ``root`` (a package's file is its ``__init__.py``); ``links`` are distinct
     ``(importer, imported)`` pairs of module names, both in ``modules``; ``external``
     are distinct ``(importer, name)`` pairs whose target has no file in the tree.
-    All three are sorted.
+    All three are sorted. ``texts[i]``, when present, is the text :meth:`source` gives
+    for ``modules[i]`` (a stored snapshot has no source files to read).
     """
 
-    root: Path
+    root: Path | None
     modules: tuple[str, ...]
     files: tuple[str, ...]
     links: tuple[tuple[str, str], ...]
     external: tuple[tuple[str, str], ...]
+    texts: tuple[str, ...] = ()
 
     def source(self, module: str) -> str:
-        """The source text of ``module`` (ValueError if it is not in the graph)."""
+        """The text of ``module``: its source file, or the stored text of a snapshot
+        (ValueError if it is not in the graph)."""
         try:
             i = self.modules.index(module)
         except ValueError:
             raise ValueError(f"module: {module!r} is not a module of the graph") from None
+        if self.texts:
+            return self.texts[i]
         return (self.root / self.files[i]).read_text(encoding="utf-8", errors="replace")
 
 
@@ -172,10 +186,38 @@ def import_graph(root, *, skip=()) -> ModuleGraph:
 
 
 def stdlib_import_graph() -> ModuleGraph:
-    """The import graph of the running Python's standard library (see the module docstring).
+    """The import graph of CPython 3.11.7's standard library, from :data:`STDLIB_SNAPSHOT`.
 
-    Reads the source files under ``sysconfig.get_paths()["stdlib"]``, leaving out the
-    folders in :data:`STDLIB_SKIP`. The graph depends on the Python version: the book
-    runs Python 3.11.
+    Its ``texts`` stand in for the source files as the pages of the book's crawl
+    simulation: each module's name, docstring and the names it imports.
     """
-    return import_graph(sysconfig.get_paths()["stdlib"], skip=STDLIB_SKIP)
+    data = json.loads(gzip.decompress(STDLIB_SNAPSHOT.read_bytes()))
+    pairs = lambda key: tuple(tuple(pair) for pair in data[key])  # noqa: E731
+    return ModuleGraph(None, tuple(data["modules"]), tuple(data["files"]), pairs("links"), pairs("external"),
+                       tuple(data["texts"]))
+
+
+def _page_text(graph: ModuleGraph, relative: str, module: str) -> str:
+    """A module as a short page: its name, its docstring and what it imports."""
+    tree = ast.parse((graph.root / relative).read_bytes(), filename=relative)
+    imported = sorted(t for s, t in graph.links + graph.external if s == module)
+    return (f"Module {module}.\n\n{ast.get_docstring(tree) or ''}\n\n"
+            f"Imports: {', '.join(imported) or 'nothing'}.")
+
+
+def write_stdlib_snapshot(path: Path = STDLIB_SNAPSHOT) -> ModuleGraph:
+    """Read the running Python's standard library with :func:`import_graph` (leaving out
+    :data:`STDLIB_SKIP`) and store it at ``path``, with a short page text per module."""
+    graph = import_graph(sysconfig.get_paths()["stdlib"], skip=STDLIB_SKIP)
+    data = {"python": platform.python_version(), "modules": graph.modules, "files": graph.files,
+            "links": graph.links, "external": graph.external,
+            "texts": [_page_text(graph, f, m) for m, f in zip(graph.modules, graph.files)]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(gzip.compress(json.dumps(data, indent=0).encode(), mtime=0))
+    return graph
+
+
+if __name__ == "__main__":
+    written = write_stdlib_snapshot()
+    print(f"{STDLIB_SNAPSHOT}: Python {platform.python_version()}, {len(written.modules)} modules, "
+          f"{len(written.links)} links")

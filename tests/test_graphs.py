@@ -133,3 +133,19 @@ def test_pagerank_on_the_stdlib_matches_networkx(stdlib):
         ours = pagerank(graph.adjacency, teleport=teleport, tol=1e-13, max_iter=5000).scores
         theirs = nx.pagerank(reference, alpha=1 - teleport, tol=1e-16, max_iter=5000)
         assert np.allclose(ours, [theirs[i] for i in range(graph.num_nodes)], atol=1e-10)
+
+
+def test_snapshot_is_the_graph_of_python_3_11_7(stdlib):
+    """The stored graph is what import_graph reads from CPython 3.11.7's standard library
+    (checked where the running Python is that version; the snapshot is what every reader uses)."""
+    import platform
+    import sysconfig
+
+    from mmir_lib.graphs import STDLIB_SKIP
+
+    assert len(stdlib.texts) == len(stdlib.modules) and all(t.strip() for t in stdlib.texts)
+    if platform.python_version() != "3.11.7":
+        pytest.skip("the live standard library is another version than the snapshot's")
+    live = import_graph(sysconfig.get_paths()["stdlib"], skip=STDLIB_SKIP)
+    assert (live.modules, live.files, live.links, live.external) == (stdlib.modules, stdlib.files, stdlib.links,
+                                                                      stdlib.external)

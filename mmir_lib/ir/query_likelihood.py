@@ -10,7 +10,7 @@ of the query, log P(q | d) = Σ_{t ∈ q} log P(t | d). Query terms that never o
 the collection have P(t | C) = 0 and are dropped (they would add −∞ to every score).
 
 The book uses it as the third, deliberately different, system when it pools
-documents for its test collection (chapter ir/04).
+documents for its test collection (chapter I.4); chapter I.3 derives the model.
 """
 
 from __future__ import annotations
