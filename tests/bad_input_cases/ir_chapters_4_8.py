@@ -285,7 +285,7 @@ EXEMPT = {f"mmir_lib.ir.{name}": _RESULT for name in (
     "evaluation.PRCurve", "evaluation.PairedTest", "evaluation.RBP", "probabilistic.TermWeight",
     "feedback.PRFQuery", "feedback.RelatedTerm", "links.PageRank", "crawler.CrawlLog", "ltr.CrossValidation",
 )}
-EXEMPT.update({f"mmir_lib.ir.collection.{name}": "builds the runs over all 29,902 speeches (minutes for the "
+EXEMPT.update({f"mmir_lib.ir.collection.{name}": "builds the runs over all the speeches (minutes for the "
                                                  "fuzz); its one argument, depth, is checked first (check_count), "
                                                  "tested in tests/ir/test_collection.py"
                for name in ("pooling_runs", "pooled_documents")})
