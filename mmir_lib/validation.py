@@ -39,7 +39,8 @@ import numpy as np
 
 __all__ = [
     "check_number", "check_count", "check_probability", "check_bool", "check_str", "check_choice",
-    "check_callable", "check_array", "check_same_length", "check_broadcast", "check_str_list", "check_mapping",
+    "check_callable", "check_array", "check_same_length", "check_broadcast", "check_list", "check_str_list",
+    "check_mapping",
     "check_instance", "check_optional", "describe",
 ]
 
@@ -231,17 +232,27 @@ def check_broadcast(**named: np.ndarray) -> tuple[int, ...]:
         raise ValueError(f"{' and '.join(shapes)} must have shapes that broadcast together; {listed}") from None
 
 
-def check_str_list(name: str, value: object, *, nonempty: bool = False) -> list[str]:
-    """A list (or other iterable, not a str nor a mapping) of str; returned as a list."""
+def check_list(name: str, value: object, kind: type, *, nonempty: bool = False) -> list:
+    """A list (or other iterable, not a str nor a mapping) of ``kind`` instances; returned
+    as a list.
+
+    >>> check_list("sizes", (1, 2), int)
+    [1, 2]
+    """
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise TypeError(f"{name} must be a list of str, got {describe(value)}")
+        raise TypeError(f"{name} must be a list of {kind.__name__}, got {describe(value)}")
     items = list(value)
     for i, item in enumerate(items):
-        if not isinstance(item, str):
-            raise TypeError(f"{name}[{i}] must be a str, got {describe(item)}")
+        if not isinstance(item, kind):
+            raise TypeError(f"{name}[{i}] must be a {kind.__name__}, got {describe(item)}")
     if nonempty and not items:
         raise ValueError(f"{name} must not be empty")
     return items
+
+
+def check_str_list(name: str, value: object, *, nonempty: bool = False) -> list[str]:
+    """A list (or other iterable, not a str nor a mapping) of str; returned as a list."""
+    return check_list(name, value, str, nonempty=nonempty)
 
 
 def check_mapping(name: str, value: object) -> Mapping:

@@ -41,7 +41,7 @@ from typing import TextIO
 
 import numpy as np
 
-from ..validation import check_mapping, check_str, describe
+from ..validation import check_list, check_mapping, check_str, describe
 
 __all__ = [
     "Qrels",
@@ -532,16 +532,6 @@ def read_topics(source: Source) -> list[Topic]:
     return topics
 
 
-def _check_topics(topics: object) -> list[Topic]:
-    if isinstance(topics, (str, bytes, Mapping)) or not isinstance(topics, Iterable):
-        raise TypeError(f"topics must be a list of Topic, got {describe(topics)}")
-    topics = list(topics)
-    for i, topic in enumerate(topics):
-        if not isinstance(topic, Topic):
-            raise TypeError(f"topics[{i}] must be a Topic, got {describe(topic)}")
-    return topics
-
-
 def write_topics(topics: Sequence[Topic], destination: Destination) -> None:
     """Write topics in the classic TREC layout, a blank line between topics.
 
@@ -565,7 +555,7 @@ def write_topics(topics: Sequence[Topic], destination: Destination) -> None:
     <BLANKLINE>
     </top>
     """
-    topics = _check_topics(topics)
+    topics = check_list("topics", topics, Topic)
     _check_destination(destination)
     blocks = []
     for topic in topics:
