@@ -31,6 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
+
+sys.path.insert(0, str(ROOT))  # the page opener shared with the browser test
+from tests.offline_page import open_offline  # noqa: E402
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 TARGET_P95_MS = 30.0
 MOVES_PER_SLIDER = 40
@@ -82,19 +85,7 @@ def _keys(count: int, size: int, start: int) -> list[str]:
 
 def measure_page(browser, path: Path, html: Path = HTML) -> dict:
     """Move every slider on the page; return the page's row of the report."""
-    page = browser.new_page()
-    outside = []
-
-    def route(r):
-        if r.request.url.startswith(("file:", "data:", "blob:", "about:")):
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.goto(path.as_uri(), wait_until="load")
-    page.wait_for_timeout(300)
+    page, outside, _ = open_offline(browser, path)
     page.evaluate(_TIMER)
     sliders = page.query_selector_all(".mmir-widget input[type=range]")
     movable = [s for s in sliders if int(s.get_attribute("max")) > 0]

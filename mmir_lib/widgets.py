@@ -141,14 +141,17 @@ def _same(a, b) -> bool:
 def _check_format(name: str, fmt: object, examples: tuple) -> str:
     """A format string with a replacement field (``"{:g}"``) that can format each of ``examples``."""
     check_str(name, fmt)
+    try:
+        has_field = any(field is not None for _, field, _, _ in string.Formatter().parse(fmt))
+    except ValueError as error:  # an unbalanced brace
+        raise ValueError(f"{name} {fmt!r} is not a format string: {error}") from None
+    if not has_field:
+        raise ValueError(f"{name} must hold a replacement field such as '{{:g}}', got {fmt!r}")
     for example in examples:
         try:
-            has_field = any(field is not None for _, field, _, _ in string.Formatter().parse(fmt))
             fmt.format(example)
         except (ValueError, TypeError, IndexError, KeyError, AttributeError) as error:
             raise ValueError(f"{name} {fmt!r} cannot format the value {example!r}: {error}") from None
-    if not has_field:
-        raise ValueError(f"{name} must hold a replacement field such as '{{:g}}', got {fmt!r}")
     return fmt
 
 

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.offline_page import open_offline
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -50,26 +52,6 @@ def browser():
         )
         yield browser
         browser.close()
-
-
-def open_offline(browser, path: Path):
-    """Open ``path`` with outside hosts blocked; return (page, outside requests, errors)."""
-    page = browser.new_page()
-    outside, errors = [], []
-
-    def route(r):
-        if r.request.url.startswith(("file:", "data:", "blob:", "about:")):
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(path.as_uri(), wait_until="load")
-    page.wait_for_timeout(300)  # MathJax typesets after load
-    return page, outside, errors
 
 
 def _own_weight(page, path: Path) -> int:
