@@ -16,7 +16,7 @@
 
 from .derivatives import GRADIENT_OPERATORS, gaussian_filter, gaussian_gradient, gradient, gradient_polar, laplacian
 from .edges import canny, hysteresis, laplacian_of_gaussian, non_maximum_suppression, zero_crossings
-from .filters import BORDER_MODES, convolve, correlate, separable_filter, separable_factors
+from .filters import BORDER_MODES, convolve, correlate, correlate1d, separable_filter, separable_factors
 from .scale_space import (difference_of_gaussians, find_blobs, gaussian_scale_space, geometric_sigmas, local_maxima_3d,
                           normalized_laplacian)
 from .images import LUMA, PHOTOS, check_image, equalize, histogram, load_photo, quantize, to_float, to_gray, to_uint8
@@ -28,7 +28,7 @@ from .kernels import (
 __all__ = [
     "PHOTOS", "LUMA", "check_image", "load_photo", "to_float", "to_uint8", "to_gray", "quantize", "histogram",
     "equalize",
-    "BORDER_MODES", "correlate", "convolve", "separable_filter", "separable_factors",
+    "BORDER_MODES", "correlate", "convolve", "correlate1d", "separable_filter", "separable_factors",
     "box_kernel", "binomial_kernel", "gaussian_kernel", "gaussian_kernel_2d", "derivative_kernel",
     "sobel_kernels", "scharr_kernels", "laplacian_kernel", "sharpen_kernel",
     "GRADIENT_OPERATORS", "gaussian_filter", "gradient", "gradient_polar", "laplacian", "gaussian_gradient",

@@ -22,6 +22,8 @@ CASES = [
          accepts={"image": {"matrix"}, "cval": {"zero", "negative", "negative_float", "huge_int", "huge_float"}}),
     Case(filters.convolve, dict(image=IMAGE, kernel=KERNEL, mode="zero", cval=0.0),
          accepts={"image": {"matrix"}, "cval": {"zero", "negative", "negative_float", "huge_int", "huge_float"}}),
+    Case(filters.correlate1d, dict(image=IMAGE, kernel=np.ones(3) / 3, axis=1, mode="mirror", cval=0.0),
+         accepts={"image": {"matrix"}, "axis": {"zero"}, "cval": {"zero", "negative", "negative_float", "huge_int", "huge_float"}}),
     Case(filters.separable_filter, dict(image=IMAGE, column_kernel=np.ones(3) / 3, row_kernel=np.ones(3) / 3,
                                         mode="extend", cval=0.0),
          accepts={"image": {"matrix"}, "cval": {"zero", "negative", "negative_float", "huge_int", "huge_float"}}),

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from mmir_lib.vision import (BORDER_MODES, box_kernel, convolve, correlate, gaussian_kernel, gaussian_kernel_2d,
+from mmir_lib.vision import (BORDER_MODES, box_kernel, convolve, correlate, correlate1d, gaussian_kernel, gaussian_kernel_2d,
                              laplacian_kernel, load_photo, separable_factors, separable_filter, sobel_kernels)
 
 PADDED_MODES = ["zero", "extend", "mirror", "symmetric", "wrap"]
@@ -83,6 +83,40 @@ def test_separable_gaussian_equals_scipy_gaussian_filter(sigma, mode):
     g = gaussian_kernel(sigma)
     ours = separable_filter(CAMERA, g, g, mode)
     assert np.abs(ours - ndi.gaussian_filter(CAMERA, sigma, mode=BORDER_MODES[mode]["scipy"], truncate=4.0)).max() <= 1e-12
+
+
+@pytest.mark.parametrize("mode", PADDED_MODES)
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("size", [1, 3, 17, 65])
+def test_correlate1d_equals_scipy(mode, axis, size):
+    kernel = RNG.normal(size=size)
+    image = RNG.normal(size=(300, 140))  # more lines than one strip or block
+    expected = ndi.correlate1d(image, kernel, axis=axis, mode=BORDER_MODES[mode]["scipy"], cval=0.5)
+    assert np.abs(correlate1d(image, kernel, axis, mode, cval=0.5) - expected).max() <= 1e-12
+
+
+@settings(max_examples=80, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(1, 40), st.integers(1, 40)), elements=st.floats(-10, 10)),
+       st.integers(0, 6), st.sampled_from(list(BORDER_MODES)), st.integers(0, 1))
+def test_correlate1d_equals_shift_and_add(image, half, mode, axis):
+    """The banded-matrix route and the shift-and-add route agree in every mode and shape,
+    including "valid" and kernels as long as the image allows."""
+    kernel = RNG.normal(size=2 * half + 1)
+    as_2d = kernel[:, None] if axis == 0 else kernel[None, :]
+    try:
+        expected = correlate(image, as_2d, mode, cval=-1.5)
+    except ValueError:  # the kernel reaches too far for this mode: both must refuse
+        with pytest.raises(ValueError):
+            correlate1d(image, kernel, axis, mode, cval=-1.5)
+        return
+    assert np.abs(correlate1d(image, kernel, axis, mode, cval=-1.5) - expected).max() <= 1e-12
+
+
+def test_separable_filter_in_strips_equals_two_dimensional():
+    image = RNG.normal(size=(300, 70, 2))  # three strips of rows, two channels
+    v, h = RNG.normal(size=7), RNG.normal(size=5)
+    for mode in BORDER_MODES:
+        assert np.abs(separable_filter(image, v, h, mode) - correlate(image, np.outer(v, h), mode)).max() <= 1e-12
 
 
 @pytest.mark.parametrize("mode", PADDED_MODES)
