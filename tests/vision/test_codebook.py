@@ -1,0 +1,121 @@
+"""k-means: scikit-learn's Lloyd from the same start as the reference; Lloyd's invariants
+(inertia never rises, labels are the nearest centres) as properties; k-means++ and
+empty clusters."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.spatial.distance import cdist
+from sklearn.cluster import KMeans
+
+from mmir_lib.vision.codebook import KMeansResult, assign, kmeans, kmeans_plus_plus
+
+
+def _blobs(seed, n=600, k=5, dim=8, spread=10.0):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0.0, spread, (k, dim))
+    return centres[rng.integers(0, k, n)] + rng.normal(size=(n, dim))
+
+
+@pytest.mark.parametrize("seed, k, dim", [(0, 3, 2), (1, 5, 8), (2, 8, 32)])
+@pytest.mark.parametrize("start", ["k-means++", "random"])
+@pytest.mark.parametrize("tol", [0.0, 1e-4])
+def test_equal_to_scikit_learn_from_the_same_centres(seed, k, dim, start, tol):
+    """Measured: identical labels and iteration counts, inertia within 1e-14 relative."""
+    points = _blobs(seed, k=k, dim=dim)
+    rng = np.random.default_rng(seed)
+    if start == "k-means++":
+        init = kmeans_plus_plus(points, k, seed)
+    else:
+        init = points[rng.choice(len(points), k, replace=False)]
+    ours = kmeans(points, k, init=init, tol=tol, max_iter=100)
+    reference = KMeans(n_clusters=k, init=init, n_init=1, algorithm="lloyd", tol=tol, max_iter=100).fit(points)
+    assert np.array_equal(ours.labels, reference.labels_)
+    np.testing.assert_allclose(ours.inertia, reference.inertia_, rtol=1e-9)
+    np.testing.assert_allclose(ours.centres, reference.cluster_centers_, rtol=0, atol=1e-9)
+    assert ours.iterations == reference.n_iter_ and ours.converged
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_lloyd_invariants(data):
+    """Inertia never rises; the final labels are the nearest centres and the inertia is
+    their sum of squared distances."""
+    n, dim = data.draw(st.integers(2, 40)), data.draw(st.integers(1, 4))
+    points = data.draw(arrays(np.float64, (n, dim), elements=st.integers(-50, 50).map(float), unique=False))
+    k = data.draw(st.integers(1, n))
+    result = kmeans(points, k, seed=data.draw(st.integers(0, 100)), tol=0.0)
+    history = result.inertia_history
+    assert len(history) == result.iterations
+    assert np.all(np.diff(history) <= 1e-9 * (1 + history[:-1]))
+    assert result.inertia <= history[-1] * (1 + 1e-12) + 1e-9
+    assert np.array_equal(result.labels, assign(points, result.centres))
+    np.testing.assert_allclose(result.inertia, ((points - result.centres[result.labels]) ** 2).sum(),
+                               rtol=1e-9, atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_assign_is_the_argmin(data):
+    dim = data.draw(st.integers(1, 5))
+    points = data.draw(arrays(np.float64, (data.draw(st.integers(0, 30)), dim), elements=st.floats(-1e3, 1e3)))
+    centres = data.draw(arrays(np.float64, (data.draw(st.integers(1, 6)), dim), elements=st.floats(-1e3, 1e3)))
+    labels = assign(points, centres)
+    distances = cdist(points, centres, "sqeuclidean")
+    chosen = distances[np.arange(len(points)), labels]
+    assert np.all(chosen <= distances.min(axis=1) * (1 + 1e-9) + 1e-6)
+
+
+def test_kmeans_plus_plus_spreads_the_centres():
+    """Five clusters 100 apart: D² sampling puts one centre in each (a point in an
+    already-covered cluster has about 10⁻⁴ of the weight of one in a new cluster)."""
+    rng = np.random.default_rng(0)
+    centres = np.arange(5)[:, None] * np.array([[100.0, 0.0]])
+    points = centres[np.repeat(np.arange(5), 50)] + rng.normal(size=(250, 2))
+    for seed in range(10):
+        chosen = kmeans_plus_plus(points, 5, seed)
+        assert sorted(assign(chosen, centres).tolist()) == [0, 1, 2, 3, 4]
+        assert all(any(np.array_equal(c, p) for p in points) for c in chosen)  # centres are data points
+    assert np.array_equal(kmeans_plus_plus(points, 5, seed=3), kmeans_plus_plus(points, 5, seed=3))
+
+
+def test_kmeans_plus_plus_with_fewer_distinct_points_than_k():
+    points = np.array([[0.0, 0.0]] * 5 + [[1.0, 1.0]] * 5)
+    chosen = kmeans_plus_plus(points, 4, seed=0)
+    assert chosen.shape == (4, 2) and {tuple(c) for c in chosen} == {(0.0, 0.0), (1.0, 1.0)}
+
+
+def test_an_empty_cluster_is_moved_to_the_farthest_point():
+    points = _blobs(5, n=300, k=3, dim=2)
+    far_away = np.vstack([points[:2], [[1e4, 1e4]]])  # the third centre attracts no point
+    result = kmeans(points, 3, init=far_away, max_iter=1)
+    d2_own = ((points - far_away[assign(points, far_away)]) ** 2).sum(axis=1)
+    assert np.array_equal(result.centres[2], points[np.argmax(d2_own)])
+    full = kmeans(points, 3, init=far_away)
+    assert len(np.unique(full.labels)) == 3 and full.converged
+    reference = kmeans(points, 3, seed=0)
+    np.testing.assert_allclose(full.inertia, reference.inertia, rtol=1e-9)  # the same three blobs found
+
+
+def test_result_record_and_seeded_inits():
+    points = _blobs(6)
+    first, second = kmeans(points, 5, seed=4), kmeans(points, 5, seed=4)
+    assert isinstance(first, KMeansResult) and np.array_equal(first.centres, second.centres)
+    assert "k=5 centres in 8-D" in repr(first)
+    assert kmeans(points, 5, init="random", seed=4).centres.shape == (5, 8)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: kmeans(np.ones((3, 2)), 4), ValueError, "k must be at most the number of points"),
+    (lambda: kmeans_plus_plus(np.ones((3, 2)), 4), ValueError, "k must be at most"),
+    (lambda: kmeans(np.ones((3, 2)), 2, init=np.ones((2, 3))), ValueError, "init must have shape"),
+    (lambda: kmeans(np.ones((3, 2)), 2, init="forgy"), ValueError, "init must be one of"),
+    (lambda: kmeans(np.ones((3, 2)), 2, tol=-1.0), ValueError, "tol"),
+    (lambda: assign(np.ones((3, 2)), np.ones((2, 3))), ValueError, "points and centres"),
+    (lambda: assign(np.ones((3, 2)), np.ones((0, 2))), ValueError, "centres must hold at least one"),
+])
+def test_bad_input(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
