@@ -11,7 +11,14 @@
 * :mod:`.edges` -- non-maximum suppression, hysteresis, Canny's detector, the Laplacian
   of Gaussian and its zero crossings;
 * :mod:`.scale_space` -- Gaussian scale space, the normalised Laplacian, differences of
-  Gaussians, extrema in (x, y, σ) and blobs.
+  Gaussians, extrema in (x, y, σ) and blobs;
+* :mod:`.matching` -- Euclidean distances between descriptors, nearest neighbours,
+  Lowe's ratio test and cross-checking;
+* :mod:`.kdtree` -- an exact k-d tree (best bin first), with counts of the work per
+  query;
+* :mod:`.lsh` -- locality-sensitive hashing for Euclidean distance (p-stable);
+* :mod:`.codebook` -- k-means (Lloyd, k-means++) for visual vocabularies;
+* :mod:`.bovw` -- bags of visual words in Part I's inverted index.
 """
 
 from .derivatives import GRADIENT_OPERATORS, gaussian_filter, gaussian_gradient, gradient, gradient_polar, laplacian
@@ -24,6 +31,11 @@ from .kernels import (
     binomial_kernel, box_kernel, derivative_kernel, gaussian_kernel, gaussian_kernel_2d, laplacian_kernel,
     scharr_kernels, sharpen_kernel, sobel_kernels,
 )
+from .matching import Matches, cross_check, nearest_neighbours, pairwise_distances, ratio_test
+from .kdtree import KDTree, SearchCounts
+from .lsh import LSHIndex, candidate_probability, collision_probability
+from .codebook import KMeansResult, assign, kmeans, kmeans_plus_plus
+from .bovw import bovw_index, bovw_query, visual_words, word_histogram, word_tokens
 
 __all__ = [
     "PHOTOS", "LUMA", "check_image", "load_photo", "to_float", "to_uint8", "to_gray", "quantize", "histogram",
@@ -35,4 +47,9 @@ __all__ = [
     "non_maximum_suppression", "hysteresis", "canny", "laplacian_of_gaussian", "zero_crossings",
     "geometric_sigmas", "gaussian_scale_space", "normalized_laplacian", "difference_of_gaussians", "local_maxima_3d",
     "find_blobs",
+    "pairwise_distances", "nearest_neighbours", "Matches", "ratio_test", "cross_check",
+    "KDTree", "SearchCounts",
+    "LSHIndex", "collision_probability", "candidate_probability",
+    "KMeansResult", "assign", "kmeans_plus_plus", "kmeans",
+    "visual_words", "word_histogram", "word_tokens", "bovw_index", "bovw_query",
 ]
