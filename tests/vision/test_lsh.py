@@ -27,10 +27,10 @@ def clustered():
 
 
 def test_recall_at_1_on_clustered_data(clustered):
-    """K = 4 hashes of width 16 (about 3 × the typical neighbour distance of 5.5), L = 10
-    tables: measured recall@1 0.99 from 4 % of the points."""
+    """K = 4 hashes of width 16 (about 3 × the typical neighbour distance of 5.5), L = 20
+    tables: measured recall@1 1.0 from 4.8 % of the points (0.995 to 1.0 over seeds 1-20)."""
     points, queries, truth = clustered
-    distances, indices, candidates = LSHIndex(points, n_tables=10, n_hashes=4, width=16.0, seed=1).query(
+    distances, indices, candidates = LSHIndex(points, n_tables=20, n_hashes=4, width=16.0, seed=1).query(
         queries, k=1, return_counts=True)
     assert np.mean(indices[:, 0] == truth) >= 0.9
     assert candidates.mean() < 0.1 * len(points)  # far fewer comparisons than brute force
