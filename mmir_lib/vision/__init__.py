@@ -31,6 +31,9 @@ from .kernels import (
     binomial_kernel, box_kernel, derivative_kernel, gaussian_kernel, gaussian_kernel_2d, laplacian_kernel,
     scharr_kernels, sharpen_kernel, sobel_kernels,
 )
+from .sift import (Keypoints, SiftPyramid, assign_orientations, describe_keypoints, detect_keypoints,
+                   histogram_peaks, orientation_histograms, sift_features, sift_pyramid)
+from .transforms import add_noise, adjust_brightness, jpeg, similarity_matrix, transform_points, warp
 from .matching import Matches, cross_check, nearest_neighbours, pairwise_distances, ratio_test
 from .kdtree import KDTree, SearchCounts
 from .lsh import LSHIndex, candidate_probability, collision_probability
@@ -47,6 +50,9 @@ __all__ = [
     "non_maximum_suppression", "hysteresis", "canny", "laplacian_of_gaussian", "zero_crossings",
     "geometric_sigmas", "gaussian_scale_space", "normalized_laplacian", "difference_of_gaussians", "local_maxima_3d",
     "find_blobs",
+    "similarity_matrix", "transform_points", "warp", "adjust_brightness", "add_noise", "jpeg",
+    "Keypoints", "SiftPyramid", "sift_pyramid", "detect_keypoints", "orientation_histograms", "histogram_peaks",
+    "assign_orientations", "describe_keypoints", "sift_features",
     "pairwise_distances", "nearest_neighbours", "Matches", "ratio_test", "cross_check",
     "KDTree", "SearchCounts",
     "LSHIndex", "collision_probability", "candidate_probability",

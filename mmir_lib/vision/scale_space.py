@@ -27,8 +27,6 @@ so DoG ≈ (k − 1) · NLoG, with an error that vanishes as k → 1. SIFT uses 
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from ..validation import check_array, check_count, check_number
@@ -85,13 +83,26 @@ def local_maxima_3d(cube: object, threshold: float) -> np.ndarray:
     sorted by (i, y, x)."""
     cube = check_array("cube", cube, ndim=3, nonempty=True)
     threshold = check_number("threshold", threshold)
-    padded = np.pad(cube, 1, mode="constant", constant_values=-np.inf)  # outside never wins
-    n, h, w = cube.shape
-    is_max = cube > threshold
-    for di, dy, dx in itertools.product((-1, 0, 1), repeat=3):
-        if (di, dy, dx) != (0, 0, 0):
-            is_max &= cube >= padded[1 + di:1 + di + n, 1 + dy:1 + dy + h, 1 + dx:1 + dx + w]
-    return np.argwhere(is_max)
+    # An entry is a maximum of its 3 × 3 × 3 neighbourhood when it is the maximum of the
+    # 3 × 3 square in its own layer and at least the maxima of the squares above and below.
+    # The square's maximum is separable: the largest of three along x, then along y (4
+    # comparisons per entry instead of 8), and it serves the layers above and below too.
+    # At a face the missing neighbour is left out, which is what the entry itself stands in for.
+    largest = _max_of_three(_max_of_three(cube, 1), 2)  # (n, H, W): max of each 3 × 3 square
+    i, y, x = np.argwhere((cube >= largest) & (cube > threshold)).T
+    value = cube[i, y, x]
+    keep = (value >= largest[np.maximum(i - 1, 0), y, x]) & (value >= largest[np.minimum(i + 1, len(cube) - 1), y, x])
+    return np.column_stack([i, y, x])[keep]
+
+
+def _max_of_three(array: np.ndarray, axis: int) -> np.ndarray:
+    """max(a[j − 1], a[j], a[j + 1]) along ``axis`` (two neighbours' max at the ends)."""
+    out = array.copy()
+    a = np.moveaxis(array, axis, 0)
+    o = np.moveaxis(out, axis, 0)
+    np.maximum(o[1:], a[:-1], out=o[1:])
+    np.maximum(o[:-1], a[1:], out=o[:-1])
+    return out
 
 
 def find_blobs(image: object, sigmas: object, threshold: float = 0.05, bright: bool = True,

@@ -3,7 +3,7 @@
 import numpy as np
 
 from mmir_lib.vision import (bovw, codebook, derivatives, edges, filters, images, kdtree, kernels, lsh, matching,
-                              scale_space)
+                              scale_space, sift, transforms)
 from tests.api_fuzz import Case
 
 IMAGE = np.linspace(0.0, 1.0, 48).reshape(6, 8)
@@ -114,6 +114,36 @@ CASES += [
     Case(bovw.bovw_index, dict(descriptor_sets=[DESCRIPTORS_A, DESCRIPTORS_A[:2]], centres=DESCRIPTORS_B)),
 ]
 
+PATCH = images.load_photo("camera", gray=True)[200:248, 200:248]
+PYRAMID = sift.sift_pyramid(PATCH)
+KEYPOINTS = sift.assign_orientations(PYRAMID, sift.detect_keypoints(PYRAMID))
+_ANY_ANGLE = {"zero", "negative", "negative_float"}
+CASES += [  # transforms and SIFT (II.6)
+    Case(transforms.similarity_matrix, dict(angle=30.0, scale=0.75, center=(3.0, 2.0), target_center=None),
+         accepts={"angle": _ANY_ANGLE, "target_center": {"none"}}),
+    Case(transforms.transform_points, dict(matrix=np.eye(3), points=[[1.0, 2.0]])),
+    Case(transforms.warp, dict(image=IMAGE, matrix=np.eye(3), shape=None),
+         accepts={"image": {"matrix"}, "shape": {"none"}}),
+    Case(transforms.adjust_brightness, dict(image=IMAGE, gain=1.2, bias=0.1),
+         accepts={"image": {"matrix"}, "gain": {"zero"}, "bias": {"zero", "negative", "negative_float"}}),
+    Case(transforms.add_noise, dict(image=IMAGE, sigma=0.1, seed=0),
+         accepts={"image": {"matrix"}, "sigma": {"zero"}, "seed": {"zero"}}),
+    Case(transforms.jpeg, dict(image=IMAGE, quality=75), accepts={"image": {"matrix"}}),
+    Case(sift.sift_pyramid, dict(image=PATCH, sigma0=1.6, scales=3, double=True, min_size=16),
+         accepts={"double": {"bool"}}),
+    Case(sift.detect_keypoints, dict(pyramid=PYRAMID, contrast_threshold=0.04, edge_ratio=10.0),
+         accepts={"contrast_threshold": {"zero"}}),
+    Case(sift.orientation_histograms, dict(pyramid=PYRAMID, keypoints=KEYPOINTS, bins=36)),
+    Case(sift.histogram_peaks, dict(histograms=np.ones((2, 36)), peak_ratio=0.8),
+         accepts={"histograms": {"matrix"}}),
+    Case(sift.assign_orientations, dict(pyramid=PYRAMID, keypoints=KEYPOINTS, peak_ratio=0.8)),
+    Case(sift.describe_keypoints, dict(pyramid=PYRAMID, keypoints=KEYPOINTS, clamp=0.2, quantize=True),
+         accepts={"quantize": {"bool"}}),
+    Case(sift.sift_features, dict(image=PATCH, contrast_threshold=0.04, edge_ratio=10.0, peak_ratio=0.8, double=True),
+         accepts={"contrast_threshold": {"zero"}, "double": {"bool"}}),
+]
+
 _RECORD = "a plain record of results that the library builds and returns; it has no checks of its own"
 EXEMPT = {f"mmir_lib.vision.{name}": _RECORD for name in ("matching.Matches", "kdtree.SearchCounts",
-                                                          "codebook.KMeansResult")}
+                                                          "codebook.KMeansResult", "sift.Keypoints",
+                                                          "sift.SiftPyramid")}
