@@ -26,7 +26,8 @@ from .edges import canny, hysteresis, laplacian_of_gaussian, non_maximum_suppres
 from .filters import BORDER_MODES, convolve, correlate, correlate1d, separable_filter, separable_factors
 from .scale_space import (difference_of_gaussians, find_blobs, gaussian_scale_space, geometric_sigmas, local_maxima_3d,
                           normalized_laplacian)
-from .images import LUMA, PHOTOS, check_image, equalize, histogram, load_photo, quantize, to_float, to_gray, to_uint8
+from .images import (LUMA, PHOTOS, check_image, equalize, histogram, load_photo, load_stereo_disparity, quantize,
+                     to_float, to_gray, to_uint8)
 from .kernels import (
     binomial_kernel, box_kernel, derivative_kernel, gaussian_kernel, gaussian_kernel_2d, laplacian_kernel,
     scharr_kernels, sharpen_kernel, sobel_kernels,
@@ -41,7 +42,7 @@ from .codebook import KMeansResult, assign, kmeans, kmeans_plus_plus
 from .bovw import bovw_index, bovw_query, visual_words, word_histogram, word_tokens
 
 __all__ = [
-    "PHOTOS", "LUMA", "check_image", "load_photo", "to_float", "to_uint8", "to_gray", "quantize", "histogram",
+    "PHOTOS", "LUMA", "check_image", "load_photo", "load_stereo_disparity", "to_float", "to_uint8", "to_gray", "quantize", "histogram",
     "equalize",
     "BORDER_MODES", "correlate", "convolve", "correlate1d", "separable_filter", "separable_factors",
     "box_kernel", "binomial_kernel", "gaussian_kernel", "gaussian_kernel_2d", "derivative_kernel",

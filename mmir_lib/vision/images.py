@@ -18,7 +18,7 @@ import numpy as np
 
 from ..validation import check_array, check_bool, check_choice, check_count, describe
 
-__all__ = ["PHOTOS", "LUMA", "check_image", "load_photo", "to_float", "to_uint8", "to_gray", "quantize",
+__all__ = ["PHOTOS", "LUMA", "check_image", "load_photo", "load_stereo_disparity", "to_float", "to_uint8", "to_gray", "quantize",
            "histogram", "equalize"]
 
 #: ITU-R BT.601 luma weights of R, G and B: the grey level a viewer perceives.
@@ -105,6 +105,27 @@ def load_photo(name: str, *, gray: bool = False) -> np.ndarray:
         image = image[..., :3]  # drop an alpha channel
     image = to_float(image)
     return to_gray(image) if gray and image.ndim == 3 else image
+
+
+def load_stereo_disparity() -> np.ndarray:
+    """The measured disparity of the motorcycle stereo pair (Middlebury 2014), (500, 741) float64.
+
+    The pair is rectified: a scene point seen at (x, y) in ``motorcycle_left`` is seen at
+    (x − d(x, y), y) in ``motorcycle_right``, d in pixels; ``inf`` where the point is hidden
+    in the right view or was not measured. The disparities come from a structured-light
+    scan of the scene (Scharstein et al. 2014), not from image matching.
+    """
+    try:
+        import skimage
+    except ImportError:  # pragma: no cover - scikit-image is in requirements.txt
+        from ..data import DataNotInstalledError
+
+        raise DataNotInstalledError("scikit-image is not installed: pip install scikit-image==0.26.0") from None
+    path = Path(skimage.__file__).parent / "data" / "motorcycle_disp.npz"
+    if not path.exists():  # pragma: no cover
+        raise FileNotFoundError(f"{path} is missing from the scikit-image wheel")
+    with np.load(path) as archive:
+        return archive["arr_0"].astype(float)
 
 
 def to_gray(image: object) -> np.ndarray:

@@ -114,16 +114,16 @@ class SiftPyramid:
         """Input pixels per octave pixel: 2^{octave}."""
         return 2.0 ** np.asarray(octave, dtype=float)
 
-    def gradients(self, octave_index: int, layer: int) -> tuple[np.ndarray, np.ndarray]:
-        """(g_x, g_y) of ``gaussians[octave_index][layer]`` by central differences (0 on the
-        outermost pixels); computed once, then kept."""
+    def gradients(self, octave_index: int, layer: int) -> np.ndarray:
+        """(H_o, W_o, 2): g_x and g_y of ``gaussians[octave_index][layer]`` by central
+        differences (0 on the outermost pixels); computed once, then kept."""
         key = (octave_index, layer)
         if key not in self._gradients:
             image = self.gaussians[octave_index][layer]
-            gx, gy = np.zeros_like(image), np.zeros_like(image)
-            gx[1:-1, 1:-1] = (image[1:-1, 2:] - image[1:-1, :-2]) / 2
-            gy[1:-1, 1:-1] = (image[2:, 1:-1] - image[:-2, 1:-1]) / 2
-            self._gradients[key] = gx, gy
+            gradients = np.zeros(image.shape + (2,))
+            gradients[1:-1, 1:-1, 0] = (image[1:-1, 2:] - image[1:-1, :-2]) / 2
+            gradients[1:-1, 1:-1, 1] = (image[2:, 1:-1] - image[:-2, 1:-1]) / 2
+            self._gradients[key] = gradients
         return self._gradients[key]
 
 
@@ -243,7 +243,7 @@ def detect_keypoints(pyramid: SiftPyramid, contrast_threshold: float = 0.04, edg
 
 def _groups(pyramid: SiftPyramid, keypoints: Keypoints):
     """Keypoints grouped by (octave index, nearest Gaussian layer), with their positions
-    and scales in that octave's pixels: yields (positions in keypoints, (g_x, g_y), xy, σ)."""
+    and scales in that octave's pixels: yields (positions in keypoints, gradients (H, W, 2), xy, σ)."""
     octave_index = keypoints.octave - pyramid.first_octave
     layer = np.clip(np.round(keypoints.layer).astype(int), 1, pyramid.scales)
     for o, i in sorted(set(zip(octave_index.tolist(), layer.tolist()))):
@@ -272,7 +272,7 @@ def orientation_histograms(pyramid: SiftPyramid, keypoints: Keypoints, bins: int
     _check_pair(pyramid, keypoints)
     bins = check_count("bins", bins, low=4, high=360)
     hist = np.zeros((len(keypoints), bins))
-    for members, (gx, gy), xy, sigma in _groups(pyramid, keypoints):
+    for members, gradients, xy, sigma in _groups(pyramid, keypoints):
         radius = np.round(4.5 * sigma).astype(int)
         reach = radius.max()
         d = np.arange(-reach, reach + 1)
@@ -280,9 +280,10 @@ def orientation_histograms(pyramid: SiftPyramid, keypoints: Keypoints, bins: int
         centre = np.round(xy).astype(int)
         ys, xs = centre[:, 1, None, None] + dy, centre[:, 0, None, None] + dx  # (m, 2R + 1, 2R + 1)
         inside = ((np.maximum(np.abs(dy), np.abs(dx)) <= radius[:, None, None])
-                  & (ys > 0) & (ys < gx.shape[0] - 1) & (xs > 0) & (xs < gx.shape[1] - 1))
-        ys, xs = np.clip(ys, 0, gx.shape[0] - 1), np.clip(xs, 0, gx.shape[1] - 1)
-        gxs, gys = gx[ys, xs], gy[ys, xs]
+                  & (ys > 0) & (ys < gradients.shape[0] - 1) & (xs > 0) & (xs < gradients.shape[1] - 1))
+        ys, xs = np.clip(ys, 0, gradients.shape[0] - 1), np.clip(xs, 0, gradients.shape[1] - 1)
+        flat = ys * gradients.shape[1] + xs
+        gxs, gys = np.moveaxis(np.take(gradients.reshape(-1, 2), flat, axis=0), -1, 0)
         weight = np.hypot(gxs, gys) * np.exp(-(dy**2 + dx**2) / (2 * (1.5 * sigma[:, None, None]) ** 2)) * inside
         which = np.round(np.mod(np.arctan2(gys, gxs), 2 * np.pi) * bins / (2 * np.pi)).astype(int) % bins
         flat = (np.arange(len(members))[:, None, None] * bins + which).ravel()
@@ -314,51 +315,68 @@ def assign_orientations(pyramid: SiftPyramid, keypoints: Keypoints, peak_ratio: 
 
 
 def _bilinear(image: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """image at real positions (x, y), by bilinear interpolation (positions clipped to the image)."""
+    """(…, C) values of the (H, W, C) ``image`` at real positions (x, y) of any shape, by
+    bilinear interpolation (positions clipped to the image)."""
     x = np.clip(x, 0, image.shape[1] - 1.000001)
     y = np.clip(y, 0, image.shape[0] - 1.000001)
     x0, y0 = x.astype(int), y.astype(int)
-    fx, fy = x - x0, y - y0
-    return ((1 - fy) * ((1 - fx) * image[y0, x0] + fx * image[y0, x0 + 1])
-            + fy * ((1 - fx) * image[y0 + 1, x0] + fx * image[y0 + 1, x0 + 1]))
+    fx, fy = (x - x0)[..., None], (y - y0)[..., None]
+    pixels, width = image.reshape(-1, image.shape[2]), image.shape[1]
+    top_left = y0 * width + x0  # flat indices: np.take on one axis gathers fastest
+
+    def at(offset):
+        return np.take(pixels, top_left + offset, axis=0)
+
+    return (1 - fy) * ((1 - fx) * at(0) + fx * at(1)) + fy * ((1 - fx) * at(width) + fx * at(width + 1))
+
+
+def _descriptor_grid() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sample positions (u, v) in cells from the window's centre, (S,) each, and the
+    (S, CELLS²) spatial weights of each sample for each cell: the Gaussian window times
+    the bilinear share of the cell. Samples reach half a cell beyond the 4 × 4 cells, where
+    they still vote for the outer cells a little. None of this depends on the keypoint."""
+    side = (CELLS + 1) * SAMPLES_PER_CELL
+    grid = (np.arange(side) + 0.5) / SAMPLES_PER_CELL - (CELLS + 1) / 2
+    u, v = (g.ravel() for g in np.meshgrid(grid, grid))  # u along the keypoint's direction, v across it
+    centres = np.arange(CELLS) - (CELLS - 1) / 2  # cell centres, in cells
+    share_u = np.maximum(1 - np.abs(u[:, None] - centres), 0)  # (S, CELLS) bilinear shares
+    share_v = np.maximum(1 - np.abs(v[:, None] - centres), 0)
+    window = np.exp(-(u**2 + v**2) / (2 * (CELLS / 2) ** 2))  # Gaussian of half the window's width
+    spatial = window[:, None, None] * share_v[:, :, None] * share_u[:, None, :]  # (S, row, column)
+    return u, v, spatial.reshape(len(u), CELLS * CELLS)
 
 
 def describe_keypoints(pyramid: SiftPyramid, keypoints: Keypoints, clamp: float = 0.2,
                        quantize: bool = True) -> np.ndarray:
     """SIFT descriptors (steps 4 and 5): (n, 128) uint8, or float64 unit vectors with
-    ``quantize=False``; ``clamp`` is the cap on each entry of the unit vector (1: none)."""
+    ``quantize=False``; ``clamp`` is the cap on each entry of the unit vector (1: none).
+
+    Each keypoint's samples vote for the two nearest of 8 directions, H[k, s, d]; the
+    spatial weights W[s, cell] are the same for every keypoint, so the 4 × 4 × 8
+    histograms are one matrix product, Σ_s H[k, s, d] W[s, cell].
+    """
     _check_pair(pyramid, keypoints)
     clamp = check_number("clamp", clamp, low=0.0, low_open=True, high=1.0)
     quantize = check_bool("quantize", quantize)
-    # samples reach half a cell beyond the 4 × 4 cells: they still vote for the outer cells, a little
-    side = (CELLS + 1) * SAMPLES_PER_CELL
-    grid = (np.arange(side) + 0.5) / SAMPLES_PER_CELL - (CELLS + 1) / 2  # sample centres, in cells, from the middle
-    u, v = np.meshgrid(grid, grid)  # u along the keypoint's direction, v across it
-    gauss = np.exp(-(u**2 + v**2) / (2 * (CELLS / 2) ** 2)).ravel()
-    descriptors = np.zeros((len(keypoints), CELLS, CELLS, DIRECTION_BINS))
-    for members, (gx, gy), xy, sigma in _groups(pyramid, keypoints):
+    u, v, spatial = _descriptor_grid()
+    descriptors = np.zeros((len(keypoints), CELLS * CELLS, DIRECTION_BINS))
+    for members, gradients, xy, sigma in _groups(pyramid, keypoints):
         c, s = np.cos(keypoints.orientation[members])[:, None], np.sin(keypoints.orientation[members])[:, None]
         width = 3 * sigma[:, None]  # a cell is 3σ wide
-        xs = xy[:, 0, None] + width * (c * u.ravel() - s * v.ravel())  # (m, side²)
-        ys = xy[:, 1, None] + width * (s * u.ravel() + c * v.ravel())
-        inside = (xs >= 0) & (xs <= gx.shape[1] - 1) & (ys >= 0) & (ys <= gx.shape[0] - 1)
-        sx, sy = _bilinear(gx, xs, ys), _bilinear(gy, xs, ys)
-        along, across = c * sx + s * sy, -s * sx + c * sy  # the gradient in the keypoint's frame
-        weight = np.hypot(along, across) * gauss * inside
+        xs = xy[:, 0, None] + width * (c * u - s * v)  # (m, S): the window turned to the keypoint's direction
+        ys = xy[:, 1, None] + width * (s * u + c * v)
+        inside = (xs >= 0) & (xs <= gradients.shape[1] - 1) & (ys >= 0) & (ys <= gradients.shape[0] - 1)
+        gx, gy = np.moveaxis(_bilinear(gradients, xs, ys), -1, 0)
+        along, across = c * gx + s * gy, -s * gx + c * gy  # the gradient turned the same way
+        magnitude = np.hypot(along, across) * inside
         direction = np.mod(np.arctan2(across, along), 2 * np.pi) * DIRECTION_BINS / (2 * np.pi)
-        col, row = u.ravel() + CELLS / 2 - 0.5, v.ravel() + CELLS / 2 - 0.5  # in cell units, cell centres at integers
-        hist = np.zeros(len(members) * CELLS * CELLS * DIRECTION_BINS)
-        base = np.arange(len(members))[:, None] * CELLS * CELLS * DIRECTION_BINS
-        c0, r0, d0 = np.floor(col).astype(int), np.floor(row).astype(int), np.floor(direction).astype(int)
-        fc, fr, fd = col - c0, row - r0, direction - d0
-        for dc, dr, dd in itertools.product((0, 1), repeat=3):  # trilinear: the 8 nearest bins
-            cc, rr = c0 + dc, r0 + dr
-            share = (fc if dc else 1 - fc) * (fr if dr else 1 - fr) * (fd if dd else 1 - fd)
-            valid = np.broadcast_to((cc >= 0) & (cc < CELLS) & (rr >= 0) & (rr < CELLS), share.shape)
-            index = base + (rr * CELLS + cc) * DIRECTION_BINS + (d0 + dd) % DIRECTION_BINS
-            hist += np.bincount(index[valid], (weight * share)[valid], minlength=len(hist))
-        descriptors[members] = hist.reshape(-1, CELLS, CELLS, DIRECTION_BINS)
-    vectors = descriptors.reshape(len(keypoints), -1)
+        lower = np.floor(direction).astype(int) % DIRECTION_BINS
+        upper_share = direction - np.floor(direction)
+        votes = np.zeros(direction.shape + (DIRECTION_BINS,))  # H[k, s, d]
+        np.put_along_axis(votes, lower[..., None], (magnitude * (1 - upper_share))[..., None], axis=2)
+        np.put_along_axis(votes, ((lower + 1) % DIRECTION_BINS)[..., None], (magnitude * upper_share)[..., None], axis=2)
+        descriptors[members] = np.matmul(votes.transpose(0, 2, 1), spatial).transpose(0, 2, 1)
+    vectors = descriptors.reshape(len(keypoints), -1)  # (n, 128): cell-major, 8 directions per cell
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     vectors = np.minimum(vectors, clamp)
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)

@@ -15,6 +15,7 @@ CASES = [
     Case(images.to_float, dict(image=IMAGE), accepts={"image": {"matrix"}}),
     Case(images.to_uint8, dict(image=IMAGE), accepts={"image": {"matrix"}}),
     Case(images.load_photo, dict(name="coins", gray=True), accepts={"gray": {"bool"}}),
+    Case(images.load_stereo_disparity, {}),
     Case(images.to_gray, dict(image=np.stack([IMAGE] * 3, axis=2))),
     Case(images.quantize, dict(image=IMAGE, bits=3), accepts={"image": {"matrix"}}),
     Case(images.histogram, dict(image=IMAGE, levels=16), accepts={"image": {"matrix"}}),

@@ -5,6 +5,7 @@ import pytest
 import skimage.feature
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from mmir_lib.vision import load_photo
 from mmir_lib.vision.scale_space import (difference_of_gaussians, find_blobs, geometric_sigmas, local_maxima_3d,
@@ -60,6 +61,18 @@ def test_a_single_peak_is_the_only_maximum(i, y, x, height):
     cube = np.zeros((4, 7, 7))
     cube[i, y, x] = height
     assert local_maxima_3d(cube, threshold=0.0).tolist() == [[i, y, x]]
+
+
+@settings(max_examples=80, deadline=None)
+@given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 6), st.integers(1, 6)),
+              elements=st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0])), st.sampled_from([-1.0, 0.2, 1.2]))
+def test_local_maxima_equal_the_26_neighbour_definition(cube, threshold):
+    """Separable square maxima, layer by layer, give exactly the entries that are at least
+    every one of their (up to) 26 neighbours, ties included (few distinct values make many)."""
+    padded = np.pad(cube, 1, constant_values=-np.inf)
+    expected = [[i, y, x] for i, y, x in np.ndindex(cube.shape)
+                if cube[i, y, x] > threshold and cube[i, y, x] >= padded[i:i + 3, y:y + 3, x:x + 3].max()]
+    assert local_maxima_3d(cube, threshold).tolist() == expected
 
 
 @pytest.mark.parametrize("call, error, words", [
