@@ -40,7 +40,7 @@ import numpy as np
 __all__ = [
     "check_number", "check_count", "check_probability", "check_bool", "check_str", "check_choice",
     "check_callable", "check_array", "check_same_length", "check_broadcast", "check_list", "check_str_list",
-    "check_mapping",
+    "check_mapping", "check_distribution",
     "check_instance", "check_optional", "describe",
 ]
 
@@ -197,6 +197,30 @@ def check_array(name: str, value: object, *, ndim: int | tuple[int, ...] | None 
         raise ValueError(f"{name} must hold values >= {low:g}, found {array.min():g}")
     if array.size and high is not None and array.max() > high:
         raise ValueError(f"{name} must hold values <= {high:g}, found {array.max():g}")
+    return array
+
+
+def check_distribution(name: str, value: object, *, ndim: int | tuple[int, ...] | None = None,
+                       atol: float = 1e-6) -> np.ndarray:
+    """Probability distributions along the last axis: finite, >= 0, each summing to 1
+    within ``atol`` (float32 sums are off by about 1e-7); returned as float64.
+
+    >>> check_distribution("p", [0.25, 0.75])
+    array([0.25, 0.75])
+    >>> check_distribution("p", [0.5, 0.6])
+    Traceback (most recent call last):
+    ...
+    ValueError: p must sum to 1 along its last axis (a probability distribution), found a sum of 1.1
+    """
+    array = check_array(name, value, ndim=ndim, low=0, nonempty=True)
+    if array.ndim == 0:
+        raise ValueError(f"{name} must be a distribution (an array of probabilities), got a single number")
+    sums = array.sum(axis=-1)
+    worst = float(np.max(np.abs(sums - 1.0)))
+    if worst > atol:
+        found = sums.flat[int(np.argmax(np.abs(sums - 1.0)))]
+        raise ValueError(f"{name} must sum to 1 along its last axis (a probability distribution), "
+                         f"found a sum of {found:.6g}")
     return array
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from mmir_lib.validation import (MAX_INT, check_array, check_bool, check_broadcast, check_callable, check_choice,
-                                 check_count, check_instance, check_mapping, check_number, check_optional,
+                                 check_count, check_distribution, check_instance, check_mapping, check_number, check_optional,
                                  check_probability, check_same_length, check_str, check_str_list, describe)
 
 NAME = "some_argument"  # a name that occurs in no message unless the check puts it there
@@ -35,6 +35,9 @@ REFUSALS = [
     (check_array, {"low": 0}, [-1]), (check_array, {"high": 1}, [2]), (check_str_list, {}, "abc"),
     (check_str_list, {}, {"a": 1}), (check_str_list, {}, ["a", 1]), (check_str_list, {"nonempty": True}, []),
     (check_mapping, {}, [("a", 1)]),
+    (check_distribution, {}, [0.5, 0.6]), (check_distribution, {}, [[1.0, 0.0], [0.5, 0.4]]),
+    (check_distribution, {}, [-0.5, 1.5]), (check_distribution, {}, 1.0), (check_distribution, {}, []),
+    (check_distribution, {}, [np.nan, 1.0]), (check_distribution, {"ndim": 1}, [[1.0]]),
 ]
 
 
@@ -160,6 +163,15 @@ def test_same_length_and_broadcast_name_every_argument():
     assert check_broadcast(tf=np.ones((4, 1)), dl=np.ones(3), df=np.float64(2.0)) == (4, 3)
     with pytest.raises(ValueError, match=r"tf and dl must have shapes that broadcast together; tf has \(2,\), dl has \(3,\)"):
         check_broadcast(tf=np.ones(2), dl=np.ones(3))
+
+
+def test_check_distribution_accepts_rows_of_probabilities():
+    rows = check_distribution(NAME, np.array([[0.2, 0.8], [1.0, 0.0]], dtype=np.float32))
+    assert rows.dtype == np.float64 and rows.shape == (2, 2)
+    assert check_distribution(NAME, [1 / 3] * 3).sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="some_argument must sum to 1 along its last axis"):
+        check_distribution(NAME, [0.5, 0.5 + 1e-5])
+    assert check_distribution(NAME, [0.5, 0.5 + 1e-5], atol=1e-4)[1] == pytest.approx(0.50001)
 
 
 def test_describe_is_short_and_safe():
