@@ -42,6 +42,8 @@ PHOTOS = {
     "hubble": ("hubble_deep_field.jpg", "the Hubble Deep Field, 872 × 1000 RGB"),
     "motorcycle_left": ("motorcycle_left.png", "left view of a stereo pair, 500 × 741 RGB"),
     "motorcycle_right": ("motorcycle_right.png", "right view of a stereo pair, 500 × 741 RGB"),
+    "cell": ("cell.png", "a cell floating in saline, a quantitative phase image from a hologram, 660 × 550 grey"),
+    "ihc": ("ihc.png", "colonic glands stained for a protein (DAB, brown) and haematoxylin (blue), 512 × 512 RGB"),
 }
 
 
