@@ -18,7 +18,9 @@
   query;
 * :mod:`.lsh` -- locality-sensitive hashing for Euclidean distance (p-stable);
 * :mod:`.codebook` -- k-means (Lloyd, k-means++) for visual vocabularies;
-* :mod:`.bovw` -- bags of visual words in Part I's inverted index.
+* :mod:`.bovw` -- bags of visual words in Part I's inverted index;
+* :mod:`.image_collection` -- the book's image retrieval collection: views of real
+  photographs made by known transformations, queries and qrels.
 """
 
 from .derivatives import GRADIENT_OPERATORS, gaussian_filter, gaussian_gradient, gradient, gradient_polar, laplacian
@@ -40,6 +42,8 @@ from .kdtree import KDTree, SearchCounts
 from .lsh import LSHIndex, candidate_probability, collision_probability
 from .codebook import KMeansResult, assign, kmeans, kmeans_plus_plus
 from .bovw import bovw_index, bovw_query, visual_words, word_histogram, word_tokens
+from .image_collection import (DISTRACTORS, MAX_SIDE, STEREO_VIEW, TOPICS, VIEWS, ImageCollection, Recipe, View,
+                               build_collection, downscale, make_view, source_image)
 
 __all__ = [
     "PHOTOS", "LUMA", "check_image", "load_photo", "load_stereo_disparity", "to_float", "to_uint8", "to_gray", "quantize", "histogram",
@@ -59,4 +63,6 @@ __all__ = [
     "LSHIndex", "collision_probability", "candidate_probability",
     "KMeansResult", "assign", "kmeans_plus_plus", "kmeans",
     "visual_words", "word_histogram", "word_tokens", "bovw_index", "bovw_query",
+    "MAX_SIDE", "TOPICS", "DISTRACTORS", "STEREO_VIEW", "Recipe", "VIEWS", "View", "ImageCollection", "downscale",
+    "make_view", "source_image", "build_collection",
 ]

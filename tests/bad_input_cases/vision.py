@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from mmir_lib.vision import (bovw, codebook, derivatives, edges, filters, images, kdtree, kernels, lsh, matching,
-                              scale_space, sift, transforms)
+from mmir_lib.vision import (bovw, codebook, derivatives, edges, filters, image_collection, images, kdtree, kernels,
+                              lsh, matching, scale_space, sift, transforms)
 from tests.api_fuzz import Case
 
 IMAGE = np.linspace(0.0, 1.0, 48).reshape(6, 8)
@@ -144,7 +144,21 @@ CASES += [  # transforms and SIFT (II.6)
          accepts={"contrast_threshold": {"zero"}, "double": {"bool"}}),
 ]
 
+_SIGNED = {"zero", "negative", "negative_float"}
+CASES += [  # the image retrieval collection (II.7)
+    Case(image_collection.Recipe, dict(description="a test view", angle=30.0, scale=0.5, focus=(0.5, 0.5),
+                                       canvas=(0.5, 0.5), gain=1.0, bias=0.0, noise=0.1, quality=None),
+         accepts={"description": {"str"}, "angle": _SIGNED, "bias": _SIGNED, "gain": {"zero"}, "noise": {"zero"},
+                  "quality": {"none"}}),
+    Case(image_collection.downscale, dict(image=SQUARE, max_side=12), accepts={"image": {"matrix"}}),
+    Case(image_collection.make_view, dict(image=IMAGE, recipe="rot30", seed=0),
+         accepts={"image": {"matrix"}, "seed": {"zero"}}),
+    Case(image_collection.source_image, dict(source="coins")),
+    Case(image_collection.build_collection, {}),
+]
+
 _RECORD = "a plain record of results that the library builds and returns; it has no checks of its own"
 EXEMPT = {f"mmir_lib.vision.{name}": _RECORD for name in ("matching.Matches", "kdtree.SearchCounts",
                                                           "codebook.KMeansResult", "sift.Keypoints",
-                                                          "sift.SiftPyramid")}
+                                                          "sift.SiftPyramid", "image_collection.View",
+                                                          "image_collection.ImageCollection")}
