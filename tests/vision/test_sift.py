@@ -33,7 +33,7 @@ def test_a_quarter_turn_moves_keypoints_and_keeps_descriptors(crop_features):
     turn = np.mod(k2.orientation[twin] - k1.orientation + np.pi / 2 + np.pi, 2 * np.pi) - np.pi
     same = same_place & (np.abs(turn) < 1e-6)
     assert same_place.mean() > 0.75 and same.sum() > 150
-    assert np.array_equal(d1[same], d2[twin[same]])
+    assert np.abs(d1[same].astype(int) - d2[twin[same]].astype(int)).max() <= 1  # exact here; a byte may round the other way on another CPU
     assert np.allclose(k1.sigma[same], k2.sigma[twin[same]], rtol=1e-9)
 
 
