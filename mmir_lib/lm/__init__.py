@@ -1,0 +1,12 @@
+"""Language models (Part III): one module per topic, in the order of the chapters.
+
+* :mod:`.corpus` -- the corpus of the whole part: Shakespeare's plays split by play
+  into train, validation and test, at character and word level;
+* :mod:`.information` -- information content, entropy, cross-entropy, KL divergence,
+  perplexity;
+* :mod:`.ngram` -- n-gram counting and models: uniform, MLE, add-k, interpolation,
+  Kneser–Ney;
+* :mod:`.sampling` -- softmax with temperature, sampling, greedy and sampled generation;
+* :mod:`.heldout` -- the table of held-out cross-entropy (bits per character) of every
+  model of Part III.
+"""

@@ -1,0 +1,116 @@
+"""Softmax with temperature, sampling, and generating text from a language model.
+
+A model that outputs one real number per symbol, a **logit** z_i (a log of an
+unnormalised count: z = x Ŵ for the one-hot x of the previous word), turns them into
+probabilities with the **softmax**
+
+    softmax(z / T)_i = exp(z_i / T) / Σ_j exp(z_j / T),
+
+with a **temperature** T > 0. At T = 1 the model's own distribution; as T → 0 all
+the mass goes to the largest logit (argmax, greedy decoding); as T → ∞ the
+distribution tends to uniform. Computed as written, exp overflows for logits above
+~709 (float64), so the largest logit is subtracted first: softmax(z) = softmax(z − max z),
+the same distribution, with every exponent ≤ 0. The **log-softmax**
+z_i/T − m − log Σ_j exp(z_j/T − m) (m = max z/T) stays exact where the probability
+itself would underflow to 0. A logit of −∞ (a masked symbol) gets probability 0.
+
+A distribution P over a vocabulary is sampled by inverting its cumulative sum: draw
+u uniform in [0, 1) and take the first symbol whose cumulative probability exceeds u.
+Temperature applies to a distribution too: P^{1/T}, renormalised, is softmax(log P / T).
+
+**Generation** repeats one step: ask the model for the distribution of the next symbol
+after the last (order − 1) symbols, pick one (the most probable: greedy; or a sample),
+append it. Any model with ``order``, ``vocab_size`` and ``next_distribution(context)``
+(:mod:`.ngram`'s models, and the neural ones of later chapters) can generate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..validation import check_array, check_count, check_distribution, check_instance, check_number, check_optional
+
+__all__ = ["softmax", "log_softmax", "sample", "greedy_decode", "generate"]
+
+
+def _shifted_logits(logits: object, temperature: object) -> np.ndarray:
+    """(logits − max) / T along the last axis, checked: no NaN, no +∞ (−∞ masks a
+    symbol), a finite logit in every row; T finite and > 0. The largest entry of each
+    row is 0, whatever T; the others may underflow to −∞ (probability 0) as T → 0."""
+    temperature = check_number("temperature", temperature, low=0, low_open=True)
+    logits = check_array("logits", logits, ndim=(1, 2), nonempty=True, finite=False)
+    if np.isnan(logits).any() or (logits == np.inf).any():
+        raise ValueError("logits must not hold NaN or +inf (-inf masks a symbol)")
+    if not np.isfinite(logits).any(axis=-1).all():
+        raise ValueError("logits must hold a finite value in every row (all -inf leaves nothing to choose)")
+    with np.errstate(over="ignore"):
+        return (logits - logits.max(axis=-1, keepdims=True)) / temperature
+
+
+def log_softmax(logits, temperature: float = 1.0) -> np.ndarray:
+    """log softmax(logits / T) along the last axis, stable: (V,) or (m, V) like ``logits``."""
+    z = _shifted_logits(logits, temperature)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+def softmax(logits, temperature: float = 1.0) -> np.ndarray:
+    """softmax(logits / T) along the last axis, stable for large logits: (V,) or (m, V)."""
+    e = np.exp(_shifted_logits(logits, temperature))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def sample(probs, rng: np.random.Generator) -> int | np.ndarray:
+    """One symbol drawn from each distribution: an int for ``probs`` of shape (V,), (m,)
+    ints for (m, V). Inverse-CDF sampling with ``rng.random``."""
+    probs = check_distribution("probs", probs, ndim=(1, 2))
+    check_instance("rng", rng, np.random.Generator)
+    cumulative = np.cumsum(probs, axis=-1)
+    u = rng.random(probs.shape[:-1]) * cumulative[..., -1]  # scaled by the sum: rounding never runs past the end
+    drawn = np.argmax(cumulative > u[..., None], axis=-1)
+    return int(drawn) if drawn.ndim == 0 else drawn
+
+
+def _check_model(model: object) -> object:
+    if not all(hasattr(model, name) for name in ("order", "vocab_size", "next_distribution")):
+        raise TypeError(f"model must be a language model with order, vocab_size and next_distribution(context), "
+                        f"got {type(model).__name__}")
+    return model
+
+
+def _decode(model, context, length, stop, pick) -> np.ndarray:
+    """Append ``length`` symbols, each ``pick(P[· | last order − 1 symbols])``; stop early after ``stop``."""
+    _check_model(model)
+    context = check_array("context", context, kind="int", ndim=1, low=0, high=model.vocab_size - 1)
+    length = check_count("length", length, low=1)
+    stop = check_optional(check_count, "stop", stop, high=model.vocab_size - 1)
+    history, generated = list(context), []
+    for _ in range(length):
+        window = history[len(history) - model.order + 1:] if model.order > 1 else []
+        symbol = pick(model.next_distribution(np.array(window, dtype=np.int64)))
+        history.append(symbol)
+        generated.append(symbol)
+        if symbol == stop:
+            break
+    return np.array(generated, dtype=np.int64)
+
+
+def greedy_decode(model, context, length: int, stop: int | None = None) -> np.ndarray:
+    """The most probable next symbol, ``length`` times (or until ``stop`` is produced),
+    after the ids in ``context``: the generated ids, (≤ length,). Ties go to the smaller id."""
+    return _decode(model, context, length, stop, lambda p: int(np.argmax(p)))
+
+
+def generate(model, context, length: int, rng: np.random.Generator, temperature: float = 1.0,
+             stop: int | None = None) -> np.ndarray:
+    """Sampled continuation of ``context``: ``length`` symbols (or until ``stop``), each drawn
+    from the model's next distribution at temperature T (P^{1/T}, renormalised)."""
+    check_instance("rng", rng, np.random.Generator)
+    temperature = check_number("temperature", temperature, low=0, low_open=True)
+
+    def pick(p):
+        if temperature != 1.0:
+            with np.errstate(divide="ignore"):
+                p = softmax(np.log(p), temperature)
+        return sample(p, rng)
+
+    return _decode(model, context, length, stop, pick)
