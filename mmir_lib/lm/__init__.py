@@ -7,6 +7,11 @@
 * :mod:`.ngram` -- n-gram counting and models: uniform, MLE, add-k, interpolation,
   Kneser–Ney;
 * :mod:`.sampling` -- softmax with temperature, sampling, greedy and sampled generation;
+* :mod:`.vectors` -- vector semantics: term-document and term-term counts, tf-idf, PPMI,
+  cosine, truncated SVD, word-similarity and analogy benchmarks;
+* :mod:`.word2vec` -- skip-gram and CBOW with negative sampling, in torch;
+* :mod:`.bias` -- a gender direction, projections, neutralising and equalising, and what
+  neutralising leaves behind;
 * :mod:`.heldout` -- the table of held-out cross-entropy (bits per character) of every
   model of Part III.
 """
