@@ -7,6 +7,8 @@
 * :mod:`.ngram` -- n-gram counting and models: uniform, MLE, add-k, interpolation,
   Kneser–Ney;
 * :mod:`.sampling` -- softmax with temperature, sampling, greedy and sampled generation;
+* :mod:`.neural` -- the bigram table as a softmax layer, and Bengio's feed-forward
+  n-gram model, in torch;
 * :mod:`.vectors` -- vector semantics: term-document and term-term counts, tf-idf, PPMI,
   cosine, truncated SVD, word-similarity and analogy benchmarks;
 * :mod:`.word2vec` -- skip-gram and CBOW with negative sampling, in torch;
