@@ -32,7 +32,9 @@ over a vocabulary V has PP = |V|.
 
 Every function takes ``base``: 2 gives bits, e (``math.e``) gives nats; one bit is
 ln 2 ≈ 0.693 nats. A distribution is an array whose last axis sums to 1; rows of a
-2-D array are several distributions at once.
+2-D array are several distributions at once. ``scipy.stats.entropy`` computes the same
+entropy and divergence (the tests compare), but silently rescales an input that does
+not sum to 1; these functions refuse it, since such an input is usually a bug.
 """
 
 from __future__ import annotations
@@ -66,9 +68,9 @@ def _check_pair(p: object, q: object) -> tuple[np.ndarray, np.ndarray]:
 def information(p, base: float = 2.0) -> np.ndarray:
     """I = −log_b p for each probability in p (any shape); an impossible event (p = 0)
     has infinite information."""
-    p = check_array("p", p, nonempty=True, low=0, high=1)
+    p = check_array("p", p, kind="number", nonempty=True, low=0, high=1)
     with np.errstate(divide="ignore"):
-        return -np.log(p) / _log_base(base)
+        return -np.log(p) / _log_base(base) + 0.0  # + 0.0: I = 0, not -0, for p = 1
 
 
 def entropy(p, base: float = 2.0) -> np.ndarray | float:
@@ -100,7 +102,7 @@ def kl_divergence(p, q, base: float = 2.0) -> np.ndarray | float:
 def perplexity(mean_loss, base: float = 2.0) -> np.ndarray | float:
     """PP = b^H for a mean log-loss H in units of log base b (bits for b = 2, nats for
     b = e); H = ∞ (a model that gave a test symbol probability 0) gives PP = ∞."""
-    mean_loss = check_array("mean_loss", mean_loss, nonempty=True, low=0, finite=False)
+    mean_loss = check_array("mean_loss", mean_loss, kind="number", nonempty=True, low=0, finite=False)
     if np.isnan(mean_loss).any():
         raise ValueError("mean_loss must not be NaN")
     with np.errstate(over="ignore"):

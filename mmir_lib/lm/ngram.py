@@ -88,11 +88,13 @@ from ..validation import MAX_INT, check_array, check_choice, check_count, check_
 __all__ = [
     "NGramCounts", "count_ngrams", "ngram_windows",
     "Uniform", "MLE", "AddK", "Interpolated", "KneserNey", "KN_VARIANTS",
-    "interpolation_weights", "add_k_losses",
+    "interpolation_weights", "MAX_LAMBDA", "add_k_losses",
 ]
 
 #: Kneser–Ney variants by name (the module docstring has the formulas).
 KN_VARIANTS = ("chen-goodman", "nltk")
+#: The largest interpolation weight :func:`interpolation_weights` returns.
+MAX_LAMBDA = 1 - 1e-6
 
 
 def _codes(grams: np.ndarray, vocab_size: int) -> np.ndarray:
@@ -373,7 +375,10 @@ class Interpolated(_CountModel):
 
     def __init__(self, counts: NGramCounts, lambdas, order: int | None = None):
         super().__init__(counts, order)
-        lambdas = check_array("lambdas", lambdas, ndim=1, shape=(self.order,), low=0)
+        lambdas = check_array("lambdas", lambdas, ndim=1, low=0)
+        if len(lambdas) != self.order:
+            raise ValueError(f"lambdas must hold one weight per level 1 … order (order = {self.order}), "
+                             f"got {len(lambdas)}")
         if lambdas.max() >= 1:
             raise ValueError(f"lambdas must be < 1 (a weight of 1 leaves nothing for the lower orders), "
                              f"found {lambdas.max():g}")
@@ -469,6 +474,9 @@ def interpolation_weights(counts: NGramCounts, ids, pad: int | None = None, orde
     share of the symbols that reached level k and stopped there. No iteration lowers
     the held-out likelihood; EM stops when the mean log-likelihood rises by less than
     ``tol`` nats per symbol (the λ themselves may still drift where the loss is flat).
+    A λ is capped at :data:`MAX_LAMBDA`, just below 1, so that the levels below keep
+    some weight and the model never gives 0 (EM drives λ_1 to 1 when the held-out text
+    holds no symbol unseen in training).
     """
     windows, order = _heldout_windows(counts, ids, pad, order)
     max_iter = check_count("max_iter", max_iter, low=1)
@@ -495,4 +503,5 @@ def interpolation_weights(counts: NGramCounts, ids, pad: int | None = None, orde
         stopped = [np.sum((posterior[k] - posterior[k - 1])[available[k]]) for k in range(1, order + 1)]
         reached = [np.sum(posterior[k][available[k]]) for k in range(1, order + 1)]
         lambdas = np.where(np.array(reached) > 0, np.divide(stopped, np.maximum(reached, 1e-300)), lambdas)
+        lambdas = np.minimum(lambdas, MAX_LAMBDA)
     return lambdas

@@ -1,0 +1,67 @@
+"""The held-out table: its arithmetic (bits per symbol, per character, perplexity), the
+n-gram rows, and the settings chosen on the validation split."""
+
+import math
+
+import numpy as np
+import pytest
+
+from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, num_characters, vocabulary
+from mmir_lib.lm.heldout import KN_BEST_ORDER, evaluate, format_table, held_out_result, ngram_results
+from mmir_lib.lm.ngram import KneserNey, Uniform, count_ngrams
+
+
+@pytest.mark.parametrize("level", ["character", "word"])
+def test_uniform_row_by_hand(level):
+    size, symbols = len(vocabulary(level)), len(corpus_ids("test", level))
+    row = evaluate(Uniform(size), "uniform", level)
+    assert row.loss == pytest.approx(math.log2(size)) and row.perplexity == pytest.approx(size)
+    assert row.bits_per_char == pytest.approx(math.log2(size) * symbols / num_characters("test"))
+    assert row.symbols == symbols and row.unit == ("bits/char" if level == "character" else "bits/word")
+
+
+def test_both_levels_divide_by_the_same_characters():
+    """One bit per symbol: a character row has 1 bit/char, a word row (fewer symbols) fewer."""
+    chars, words = (held_out_result("one bit", level, np.full(len(corpus_ids("test", level)), math.log(2)))
+                    for level in ("character", "word"))
+    assert chars.bits_per_char == pytest.approx(1.0) and chars.loss == pytest.approx(1.0)
+    assert words.bits_per_char == pytest.approx(len(corpus_ids("test", "word")) / num_characters("test"))
+
+
+@pytest.fixture(scope="module")
+def table():
+    return {(r.level, r.model.split(" (k =")[0]): r for r in ngram_results()}
+
+
+def test_ngram_rows(table):
+    assert len(table) == 17  # 8 rows a level, and the character 7-gram
+    for level in ("character", "word"):
+        rows = {model: r for (lev, model), r in table.items() if lev == level}
+        assert math.isinf(rows["trigram (MLE)"].loss)  # unseen trigrams get probability 0
+        kneser_ney = rows["trigram, Kneser-Ney"]
+        for name in ("uniform", "trigram, add-1 (Laplace)", "trigram, add-k", "trigram, interpolated (EM)"):
+            assert kneser_ney.loss < rows[name].loss
+        assert rows["trigram, add-k"].loss <= rows["trigram, add-1 (Laplace)"].loss
+    assert table["character", "7-gram, Kneser-Ney"].bits_per_char < 2.2 < table["character", "trigram, Kneser-Ney"].bits_per_char
+    assert 0.02 < table["word", "uniform"].unk_share < 0.05
+    text = format_table(list(table.values()))
+    assert "7-gram, Kneser-Ney" in text and "inf" in text
+
+
+def test_kn_orders_are_the_best_on_validation():
+    """Lower than the orders next to it (and than the trigram; the loss falls steadily up to there)."""
+    for level, orders in (("character", [3, 6, 7, 8]), ("word", [2, 3, 4])):
+        vocab = vocabulary(level)
+        counts = count_ngrams(corpus_ids("train", level), max(orders), len(vocab))
+        losses = [KneserNey(counts, order=n).log_loss(corpus_ids("validation", level), pad=vocab.index[BOUNDARY]).mean()
+                  for n in orders]
+        assert orders[int(np.argmin(losses))] == KN_BEST_ORDER[level]
+
+
+def test_refusals():
+    with pytest.raises(ValueError, match="losses must hold one loss per symbol of the test split"):
+        held_out_result("short", "word", np.ones(10))
+    with pytest.raises(ValueError, match="losses must not hold NaN"):
+        held_out_result("nan", "word", np.full(len(corpus_ids("test", "word")), np.nan))
+    with pytest.raises(TypeError, match="model must have log_loss"):
+        evaluate(Uniform(10), "wrong vocabulary", "word")

@@ -1,0 +1,112 @@
+"""Softmax with temperature (equal to torch.softmax, stable for large logits, with the
+right limits as T → 0 and T → ∞), sampling with a numpy Generator, greedy and sampled
+generation."""
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from mmir_lib.lm.information import entropy
+from mmir_lib.lm.ngram import MLE, KneserNey, count_ngrams
+from mmir_lib.lm.sampling import generate, greedy_decode, log_softmax, sample, softmax
+
+RNG = np.random.default_rng(0)
+logit_rows = arrays(np.float64, st.tuples(st.integers(1, 3), st.integers(2, 8)), elements=st.floats(-50, 50))
+# logits a whole number apart: the limit T → 0 shows at T = 1e-6 (near-ties need a smaller T)
+integer_logit_rows = arrays(np.float64, st.tuples(st.integers(1, 3), st.integers(2, 8)), elements=st.integers(-50, 50))
+
+
+@pytest.mark.parametrize("temperature", [0.1, 0.5, 1.0, 2.0, 10.0])
+def test_equal_to_torch(temperature):
+    logits = RNG.normal(scale=5.0, size=(6, 11))
+    expected = torch.softmax(torch.from_numpy(logits) / temperature, dim=-1).numpy()
+    np.testing.assert_allclose(softmax(logits, temperature), expected, rtol=1e-12, atol=1e-15)
+    expected_log = torch.log_softmax(torch.from_numpy(logits) / temperature, dim=-1).numpy()
+    np.testing.assert_allclose(log_softmax(logits, temperature), expected_log, rtol=1e-12, atol=1e-12)
+
+
+def test_stable_for_large_logits():
+    logits = np.array([[1e4, 1e4 - 1.0, -1e4], [-1e4, -1e4 - 2.0, -1e4 - 2.0], [800.0, 0.0, -np.inf]])
+    p = softmax(logits)
+    assert np.isfinite(p).all() and np.allclose(p.sum(axis=1), 1.0)
+    np.testing.assert_allclose(p, torch.softmax(torch.from_numpy(logits), dim=-1).numpy(), atol=1e-15)
+    np.testing.assert_allclose(log_softmax(logits)[0, :2], [np.log(p[0, 0]), np.log(p[0, 1])], rtol=1e-12)
+    assert log_softmax(logits)[0, 2] == pytest.approx(-2e4 - np.log1p(np.exp(-1.0)), rel=1e-12)  # p itself is 0.0
+    assert p[2, 2] == 0.0  # -inf masks a symbol
+
+
+@given(logit_rows)
+def test_rows_are_distributions_and_shifts_do_not_matter(logits):
+    p = softmax(logits)
+    np.testing.assert_allclose(p.sum(axis=-1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(softmax(logits + 123.0), p, atol=1e-12)
+
+
+@given(integer_logit_rows)
+def test_temperature_limits(logits):
+    cold, hot = softmax(logits, 1e-6), softmax(logits, 1e9)
+    for row, p in zip(logits, cold):  # all the mass on the largest logit(s)
+        winners = row == row.max()
+        assert p[winners].sum() == pytest.approx(1.0) and np.allclose(p[winners], 1 / winners.sum())
+    np.testing.assert_allclose(hot, 1 / logits.shape[1], atol=1e-6)
+
+
+def test_entropy_rises_with_temperature():
+    logits = RNG.normal(size=20)
+    entropies = [entropy(softmax(logits, t)) for t in (0.1, 0.3, 1.0, 3.0, 10.0, 100.0)]
+    assert np.all(np.diff(entropies) > 0) and entropies[-1] < np.log2(20)
+
+
+def test_sampling_follows_the_distribution():
+    probs = np.array([0.5, 0.0, 0.2, 0.3])
+    rng = np.random.default_rng(1)
+    draws = np.array([sample(probs, rng) for _ in range(20_000)])
+    frequencies = np.bincount(draws, minlength=4) / len(draws)
+    np.testing.assert_allclose(frequencies, probs, atol=0.015)
+    assert frequencies[1] == 0.0  # never a symbol of probability 0
+    rows = sample(np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]), rng)
+    assert rows.tolist() == [1, 2]
+
+
+TEXT = np.array([1, 2, 3, 2, 3, 4, 1, 2, 3, 2, 5, 1, 2, 3, 4])
+COUNTS = count_ngrams(TEXT, 2, 6)
+
+
+def test_greedy_follows_the_most_probable_path_and_stops():
+    # MLE bigram: after 1 comes 2; after 2, 3 (4 times out of 5); after 3, 2 or 4 (tie: smaller id)
+    assert greedy_decode(MLE(COUNTS), [1], 5).tolist() == [2, 3, 2, 3, 2]
+    assert greedy_decode(MLE(COUNTS), [1], 5, stop=3).tolist() == [2, 3]
+
+
+def test_generation_is_reproducible_and_cools_to_greedy():
+    model = KneserNey(COUNTS)
+    a = generate(model, [1], 30, np.random.default_rng(7))
+    b = generate(model, [1], 30, np.random.default_rng(7))
+    assert a.tolist() == b.tolist() and len(a) == 30 and a.max() < 6
+    assert not np.array_equal(a, generate(model, [1], 30, np.random.default_rng(8)))
+    cold = generate(model, [1], 12, np.random.default_rng(0), temperature=1e-3)
+    assert cold.tolist() == greedy_decode(model, [1], 12).tolist()
+
+
+@pytest.mark.parametrize("temperature", [0, -1.0, np.inf, np.nan])
+def test_bad_temperatures_are_refused(temperature):
+    with pytest.raises(ValueError, match="temperature"):
+        softmax([1.0, 2.0], temperature)
+    with pytest.raises(ValueError, match="temperature"):
+        generate(KneserNey(COUNTS), [1], 3, np.random.default_rng(0), temperature=temperature)
+
+
+def test_other_refusals():
+    with pytest.raises(ValueError, match="probs must sum to 1"):
+        sample([0.5, 0.4], np.random.default_rng(0))
+    with pytest.raises(TypeError, match="rng must be a Generator"):
+        sample([0.5, 0.5], 0)
+    with pytest.raises(ValueError, match="logits must not hold NaN"):
+        softmax([1.0, np.nan])
+    with pytest.raises(ValueError, match="logits must hold a finite value in every row"):
+        softmax([-np.inf, -np.inf])
+    with pytest.raises(TypeError, match="model must be a language model"):
+        greedy_decode("bigram", [1], 3)
