@@ -12,6 +12,7 @@
 * :mod:`.vectors` -- vector semantics: term-document and term-term counts, tf-idf, PPMI,
   cosine, truncated SVD, word-similarity and analogy benchmarks;
 * :mod:`.word2vec` -- skip-gram and CBOW with negative sampling, in torch;
+* :mod:`.glove` -- GloVe's weighted least-squares objective and a small trainer;
 * :mod:`.bias` -- a gender direction, projections, neutralising and equalising, and what
   neutralising leaves behind;
 * :mod:`.heldout` -- the table of held-out cross-entropy (bits per character) of every

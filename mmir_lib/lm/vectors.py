@@ -102,6 +102,14 @@ def _check_sequences(name: str, sequences: object, vocab_size: int) -> list[np.n
     return [check_array(f"{name}[{i}]", s, kind="int", ndim=1, low=0, high=vocab_size - 1) for i, s in enumerate(items)]
 
 
+def _flatten(sequences: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The sequences end to end, (n,), and the number of the sequence each position
+    belongs to, (n,): a window is a slice of the first whose positions agree in the second."""
+    ids = np.concatenate(sequences)
+    owner = np.repeat(np.arange(len(sequences)), [len(s) for s in sequences])
+    return ids, owner
+
+
 def _check_matrix(name: str, matrix: object, *, nonnegative: bool = False) -> sp.csr_matrix | np.ndarray:
     """A 2-D float matrix: a scipy.sparse matrix (returned as float64 CSR) or an array-like
     (float32 stays float32, other numbers become float64)."""
@@ -224,10 +232,11 @@ def term_term_matrix(sequences: Sequence, vocab_size: int, window: int = 2, weig
     sequences = _check_sequences("sequences", sequences, vocab_size)
     window = check_count("window", window, low=1)
     check_choice("weighting", weighting, ("count", "harmonic"))
+    ids, owner = _flatten(sequences)
     total = sp.csr_matrix((vocab_size, vocab_size))
-    for distance in range(1, window + 1):  # all pairs at this distance, in every sequence at once
-        left = np.concatenate([s[:-distance] for s in sequences if len(s) > distance] or [np.empty(0, np.int64)])
-        right = np.concatenate([s[distance:] for s in sequences if len(s) > distance] or [np.empty(0, np.int64)])
+    for distance in range(1, min(window, len(ids) - 1) + 1):  # all pairs at this distance at once
+        same = owner[:-distance] == owner[distance:]  # both ends in one sequence
+        left, right = ids[:-distance][same], ids[distance:][same]
         weight = 1.0 if weighting == "count" else 1.0 / distance
         pairs = sp.coo_matrix((np.full(len(left), weight), (left, right)), shape=(vocab_size, vocab_size)).tocsr()
         total = total + pairs + pairs.T

@@ -1,9 +1,9 @@
-"""Bad-input cases for Part III's vector semantics, word2vec and bias modules."""
+"""Bad-input cases for Part III's vector semantics, word2vec, GloVe and bias modules."""
 
 import numpy as np
 import torch
 
-from mmir_lib.lm import bias, vectors, word2vec
+from mmir_lib.lm import bias, glove, vectors, word2vec
 from tests.api_fuzz import Case
 
 VOCAB = ["man", "woman", "king", "queen", "prince", "crown"]
@@ -52,13 +52,26 @@ CASES += [  # word2vec
          accepts={"sequences": _SEQUENCES_OK}),
     Case(word2vec.cbow_windows, dict(sequences=SEQUENCES, vocab_size=6, window=2, rng=RNG),
          accepts={"sequences": _SEQUENCES_OK}),
-    Case(word2vec.draw_negatives, dict(noise=[0.5, 0.25, 0.25], shape=(4, 2), rng=RNG)),
+    Case(word2vec.noise_table, dict(noise=[0.5, 0.25, 0.25], size=100)),
+    Case(word2vec.draw_negatives, dict(table=[0, 0, 1, 2], shape=(4, 2), rng=RNG)),
     Case(word2vec.sgns_loss, dict(w=torch.ones(2, 3), c_pos=torch.ones(2, 3), c_neg=torch.ones(2, 4, 3))),
     Case(word2vec.SkipGram, dict(vocab_size=6, dim=4, seed=1), accepts={"seed": {"zero"}}),
     Case(word2vec.CBOW, dict(vocab_size=6, dim=4, seed=1), accepts={"seed": {"zero"}}),
     Case(word2vec.train_word2vec, dict(sequences=SEQUENCES, vocab_size=6, architecture="cbow", dim=4, window=2,
                                        negatives=2, epochs=2, sample=0.0, lr=0.05, batch_size=8, seed=0),
          accepts={"sequences": _SEQUENCES_OK, "sample": {"zero"}, "seed": {"zero"}}),
+]
+
+_ROWS = torch.tensor([0, 1])
+CASES += [  # GloVe
+    Case(glove.glove_weight, dict(x=[0.0, 5.0, 200.0], x_max=100.0, alpha=0.75),
+         accepts={"x": {"zero", "huge_int", "huge_float", "matrix", "empty_list"}, "x_max": {"huge_int", "huge_float"}}),
+    Case(glove.glove_loss, dict(w=torch.ones(2, 3), w_context=torch.ones(2, 3), b=torch.zeros(2), b_context=torch.zeros(2),
+                                log_x=torch.ones(2), weight=torch.ones(2))),
+    Case(glove.GloVe, dict(vocab_size=6, dim=4, seed=1), accepts={"seed": {"zero"}}),
+    Case(glove.train_glove, dict(cooccurrences=COUNTS + COUNTS.T, dim=2, epochs=2, x_max=10.0, alpha=0.75, lr=0.05,
+                                 batch_size=4, seed=0),
+         accepts={"seed": {"zero"}, "x_max": {"huge_int", "huge_float"}}),
 ]
 
 CASES += [  # bias

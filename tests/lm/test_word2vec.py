@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from mmir_lib.lm.vectors import cosine_similarity, word_ids
 from mmir_lib.lm.word2vec import (CBOW, SkipGram, cbow_windows, draw_negatives, keep_probabilities, noise_distribution,
-                                  sgns_loss, skipgram_pairs, subsample, train_word2vec)
+                                  noise_table, sgns_loss, skipgram_pairs, subsample, train_word2vec)
 
 # ---------------------------------------------------------------------------------------------
 # The loss and its gradients
@@ -93,6 +93,19 @@ def test_subsampling_keeps_each_word_at_its_rate():
     sequence = np.repeat(np.arange(3), 20_000)
     kept = subsample([sequence], np.array([1.0, 0.5, 0.1]), np.random.default_rng(1))[0]
     np.testing.assert_allclose(np.bincount(kept, minlength=3) / 20_000, [1.0, 0.5, 0.1], atol=0.01)
+    pieces = subsample([np.array([0, 1, 0]), np.array([], dtype=int), np.array([1, 0])], np.array([1.0, 0.0]),
+                       np.random.default_rng(2))
+    assert [s.tolist() for s in pieces] == [[0, 0], [], [0]]  # each sequence stays itself
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=5), st.integers(1, 4), st.integers(0, 2**16))
+def test_windows_never_cross_from_one_sequence_to_the_next(lengths, window, seed):
+    sequences = [np.full(n, i) for i, n in enumerate(lengths)]  # the id says the sequence
+    centres, contexts = skipgram_pairs(sequences, len(lengths), window, np.random.default_rng(seed))
+    assert np.array_equal(centres, contexts)
+    windows, centres = cbow_windows(sequences, len(lengths), window, np.random.default_rng(seed))
+    assert np.all((windows == centres[:, None]) | (windows == -1))
 
 
 @settings(max_examples=40, deadline=None)
@@ -124,9 +137,16 @@ def test_cbow_windows_hold_the_skipgram_contexts_of_each_centre():
         assert sorted(windows[i][windows[i] >= 0].tolist()) == expected
 
 
+def test_the_noise_table_gives_each_word_its_share():
+    noise = noise_distribution(np.array([5000.0, 0.0, 300.0, 1.0, 20.0]))
+    table = noise_table(noise)
+    np.testing.assert_allclose(np.bincount(table, minlength=5) / len(table), noise, atol=1e-6)
+    assert np.count_nonzero(noise_table(np.array([1 - 1e-9, 1e-9]), size=100) == 1) == 1  # rare, yet drawable
+
+
 def test_negatives_follow_the_noise_distribution():
     noise = np.array([0.5, 0.0, 0.3, 0.2])
-    drawn = draw_negatives(noise, (100_000, 5), np.random.default_rng(4))
+    drawn = draw_negatives(noise_table(noise), (100_000, 5), np.random.default_rng(4))
     assert drawn.shape == (100_000, 5) and not np.any(drawn == 1)
     np.testing.assert_allclose(np.bincount(drawn.ravel(), minlength=4) / drawn.size, noise, atol=0.005)
 
