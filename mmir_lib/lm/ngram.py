@@ -404,6 +404,9 @@ class KneserNey(_CountModel):
         super().__init__(counts, order, low=2)
         self.discount = check_number("discount", discount, low=0, low_open=True, high=1)
         self.variant = check_choice("variant", variant, KN_VARIANTS)
+        if len(counts.grams[1]) == 0:
+            raise ValueError("counts hold no bigram (every sequence is one symbol long): Kneser-Ney's unigram "
+                             "level counts the symbols that follow another")
         V = self.vocab_size
         # Continuations of the k-grams, k = 1 … order − 1: N1+(• g) for every k-gram g that
         # follows some symbol, from the distinct (k + 1)-grams' last k symbols.

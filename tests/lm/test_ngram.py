@@ -198,6 +198,8 @@ def test_refusals():
         count_ngrams(TRAIN, 5, 16000)
     with pytest.raises(ValueError, match="order must be >= 2"):
         KneserNey(COUNTS, order=1)
+    with pytest.raises(ValueError, match="counts hold no bigram"):
+        KneserNey(count_ngrams([[1], [2]], 2, 8))
     with pytest.raises(ValueError, match="lambdas must be < 1"):
         Interpolated(COUNTS, [0.5, 1.0, 0.5])
     with pytest.raises(ValueError, match="word must hold values <= 7"):
