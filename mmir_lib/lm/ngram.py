@@ -17,15 +17,15 @@ n-grams. Codes are int64, so V^n must stay below 2^63 (n ≤ 4 for 16,000 words)
 
 **Models.** All are built from the same :class:`NGramCounts` (V = vocabulary size):
 
-================  ==============================================  ===================================
-model             P[w | c]                                        gives 0?
-================  ==============================================  ===================================
-:class:`Uniform`  1 / V                                           never
-:class:`MLE`      c(c w) / c(c •)                                 to every n-gram unseen in training
-:class:`AddK`     (c(c w) + k) / (c(c •) + k·V); k = 1: Laplace    never
+=====================  =============================================  ==================================
+model                  P[w | c]                                       gives 0?
+=====================  =============================================  ==================================
+:class:`Uniform`       1 / V                                          never
+:class:`MLE`           c(c w) / c(c •)                                to every n-gram unseen in training
+:class:`AddK`          (c(c w) + k) / (c(c •) + k·V); k = 1: Laplace  never
 :class:`Interpolated`  λ_n·P_MLE(w | c) + (1 − λ_n)·P_{n−1}(w | c′)   never (each λ < 1)
-:class:`KneserNey`     see below (Kneser & Ney 1995)              never (variant "chen-goodman")
-================  ==============================================  ===================================
+:class:`KneserNey`     see below (Kneser & Ney 1995)                  never (variant "chen-goodman")
+=====================  =============================================  ==================================
 
 The last two **interpolate** orders, one recursion from the shortest context up
 (Chen & Goodman 1999; nltk's ``InterpolatedLanguageModel``): with c_k the last k − 1
@@ -47,15 +47,15 @@ context ("Francisco" after "San") gets a small lower-order probability, which is
 the lower order is for: predicting w after a context never seen before it. Two
 variants, by name (:data:`KN_VARIANTS`):
 
-================  =====================================================  =========================================
-variant           lower levels (c of 1 … n − 2 symbols) and unigram       source
-================  =====================================================  =========================================
-"chen-goodman"    α = max(N1+(• c w) − D, 0)/N1+(• c •),                  Chen & Goodman (1999); Jurafsky & Martin,
-                  γ = D·|{w : N1+(• c w) > 0}|/N1+(• c •);                *Speech and Language Processing*, 3rd ed.,
-                  unigram: the same with c empty, above P_0 = 1/V          eq. 3.35–3.37
-"nltk"            the same α; γ = D·N1+(c •)/N1+(• c •), N1+(c •) from     ``nltk.lm.KneserNeyInterpolated`` 3.10.4
-                  the raw counts; unigram N1+(• w)/N1+(• •), no P_0
-================  =====================================================  =========================================
+==============  ====================================================  =========================================
+variant         lower levels (c of 1 … n − 2 symbols) and unigram     source
+==============  ====================================================  =========================================
+"chen-goodman"  α = max(N1+(• c w) − D, 0)/N1+(• c •),                Chen & Goodman (1999); Jurafsky & Martin,
+                γ = D·|{w : N1+(• c w) > 0}|/N1+(• c •);              *Speech and Language Processing*, 3rd ed.
+                unigram: the same with c empty, above P_0 = 1/V       draft, ch. 3 (Kneser–Ney smoothing)
+"nltk"          the same α; γ = D·N1+(c •)/N1+(• c •), N1+(c •) from  ``nltk.lm.KneserNeyInterpolated`` 3.10.4
+                the raw counts; unigram N1+(• w)/N1+(• •), no P_0
+==============  ====================================================  =========================================
 
 Every "chen-goodman" distribution sums to 1, and no symbol gets 0. The "nltk" one
 gives 0 to a symbol never seen after another (the id of an unknown character, when
