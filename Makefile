@@ -54,12 +54,13 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-# Every test (unit, property, bad input, reference cross-checks, strict nbval, the browser
-# test), then strict nbval again under the other CPU code paths this machine can run
-# (tools/check_cpu_paths.py): stored outputs must not depend on the CPU.
+# Every test (unit, property, bad input, reference cross-checks, doctests, the browser
+# test), then strict nbval over every notebook under this CPU's own code path and the
+# other ones it can run, side by side (tools/check_cpu_paths.py): stored outputs must be
+# what the code computes, and must not depend on the CPU.
 test: book browser
-	$(BIN)/python -m pytest
-	$(BIN)/python tools/check_cpu_paths.py notebooks
+	$(BIN)/python -m pytest mmir_lib tests
+	$(BIN)/python tools/check_cpu_paths.py --native notebooks
 
 lab: setup
 	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 notebooks/

@@ -33,7 +33,10 @@ Measured on this project's machine (AMD EPYC, AVX-512): chapter I.8 once printed
 exact equality of two rankings that held under AVX-512 and the baseline path and
 failed under AVX2; this check is what catches such a claim before it lands.
 
-Usage: python tools/check_cpu_paths.py [pytest arguments, default: notebooks]
+With ``--native`` first, the native path (no knob set) runs too: `make test` checks
+the notebooks this way, all paths side by side, while its other tests run before.
+
+Usage: python tools/check_cpu_paths.py [--native] [pytest arguments, default: notebooks]
 Exits non-zero if any path fails; prints which.
 """
 
@@ -85,12 +88,14 @@ def paths(cpu: dict) -> dict[str, dict[str, str]]:
 
 def main(args: list[str]) -> int:
     cpu = native()
-    targets = args or ["notebooks"]
+    with_native = bool(args) and args[0] == "--native"
+    targets = args[1:] if with_native else args
+    targets = targets or ["notebooks"]
     print(f"native code path: torch {cpu['torch']}, numpy dispatch {' '.join(cpu['numpy_dispatch']) or 'none'}")
     # The paths run side by side: every chapter computes on one thread (setup_chapter), so
     # two paths keep two cores busy and the check takes the time of one.
     runs = {}
-    for name, settings in paths(cpu).items():
+    for name, settings in (({"native": {}} if with_native else {}) | paths(cpu)).items():
         log = tempfile.TemporaryFile(mode="w+")
         process = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *targets],
                                    env={**os.environ, **settings}, stdout=log, stderr=subprocess.STDOUT, text=True)
@@ -98,7 +103,7 @@ def main(args: list[str]) -> int:
     failed = []
     for name, (settings, process, log, start) in runs.items():
         code = process.wait()
-        shown = " ".join(f"{k}={v!r}" if " " in v else f"{k}={v}" for k, v in settings.items())
+        shown = " ".join(f"{k}={v!r}" if " " in v else f"{k}={v}" for k, v in settings.items()) or "as it is"
         log.seek(0)
         print(f"\n=== notebooks under the {name} code path: {shown}\n{log.read().rstrip()}")
         print(f"=== {name}: {'passed' if code == 0 else 'FAILED'} in {time.perf_counter() - start:.0f} s", flush=True)
