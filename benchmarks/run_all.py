@@ -11,7 +11,10 @@ Runs, in this order,
 4. ``vision_speed``: Part II against scipy, scikit-image, OpenCV and scikit-learn
    (Gaussian blur, SIFT with the share of correct matches on pairs with known ground
    truth, k-means);
-5. ``widget_repaint``: how fast the interactive figures of the built book respond in
+5. ``sgns_vs_gensim``: Part III's skip-gram with negative sampling against gensim's
+   Word2Vec on the same text and settings (time per epoch, similarity and analogy
+   scores beside PPMI-SVD and pretrained GloVe, neighbour overlap);
+6. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -38,12 +41,13 @@ from pathlib import Path
 import bm25_latency
 import bm25_throughput
 import eval_speed
+import sgns_vs_gensim
 import vision_speed
 import widget_repaint
 
 RESULTS = Path(__file__).with_name("results.md")
 PACKAGES = ["numpy", "scipy", "bm25s", "rank-bm25", "pytrec_eval-terrier", "scikit-image",
-            "opencv-python-headless", "scikit-learn"]
+            "opencv-python-headless", "scikit-learn", "torch", "gensim"]
 
 
 def markdown_table(rows: Sequence[dict]) -> str:
@@ -168,6 +172,31 @@ def widget_section() -> str:
     ])
 
 
+def word2vec_section(tables: dict[str, list[dict]]) -> str:
+    speed = {row["implementation"].split()[0]: row for row in tables["speed"]}
+    quality = tables["quality"]
+    return "\n".join([
+        "## Part III: word2vec (skip-gram, negative sampling) against gensim",
+        "",
+        f"Settings: `{sgns_vs_gensim.describe()}`; one thread each. Text: {tables['corpus'][0]['value']}, "
+        "the training split of Part III's corpus, lower-cased words only, one sequence per speech.",
+        "",
+        markdown_table(tables["speed"]),
+        "",
+        f"mmir_lib's epoch takes {speed['mmir_lib']['× gensim (CPU)']:.1f}× gensim's processor time (processor "
+        "time, not wall time, because other programs on a shared machine inflate the latter).",
+        "",
+        "Quality (Spearman's ρ over the covered pairs; analogy accuracy over the covered questions):",
+        "",
+        markdown_table(quality),
+        "",
+        "Neighbour overlap@10 of the most frequent words (the share of a word's ten nearest neighbours two sets "
+        "of vectors agree on; two seeds of one implementation show what to expect from chance alone):",
+        "",
+        markdown_table(tables["overlap"]),
+    ])
+
+
 def main() -> str:
     started, date = time.perf_counter(), datetime.datetime.now(datetime.timezone.utc)
     sections = [throughput_section(quietly(bm25_throughput.main))]
@@ -175,6 +204,7 @@ def main() -> str:
                     + markdown_table(quietly(bm25_latency.main)))
     sections.append("## Metric evaluation: mmir_lib vs pytrec_eval\n\n" + markdown_table(quietly(eval_speed.main)))
     sections.append(vision_section(quietly(vision_speed.main)))
+    sections.append(word2vec_section(quietly(sgns_vs_gensim.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([
