@@ -269,9 +269,11 @@ def _seed(docno: str) -> int:
 
 
 def build_collection() -> ImageCollection:
-    """Build the collection (deterministic; about a second): every view of every topic
-    and distractor, the stereo view, the queries and the qrels (see the module's
-    docstring for what each holds)."""
+    """Build the collection: the views, the queries and the qrels (deterministic).
+
+    Every view of every topic and distractor, and the stereo view; the queries are the
+    topics' source photographs; each query's relevant images are its source's views (see
+    the module's docstring). Takes about a second."""
     images, views, queries = {}, {}, {}
     for source in list(TOPICS) + list(DISTRACTORS):
         original = source_image(source)
