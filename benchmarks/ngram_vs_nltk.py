@@ -72,7 +72,7 @@ def compare(name: str, nltk_model, ours, train, test, repeat: int) -> dict[str, 
             "text": f"{sum(map(len, padded_train)):,} training tokens, {len(bigrams):,} test bigrams, V = {len(vocab):,}",
             "nltk.lm": f"{theirs_time:.2f} s", "mmir_lib": f"{1e3 * ours_time:.1f} ms",
             "speed-up": f"{theirs_time / ours_time:,.0f}×", "perplexity": f"{perplexity:.4f}",
-            "|difference|": f"{abs(perplexity - theirs):.1e}"}
+            "difference": f"{abs(perplexity - theirs):.1e}"}
 
 
 def main(repeat: int = 3) -> list[dict[str, str]]:
