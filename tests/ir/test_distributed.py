@@ -29,7 +29,7 @@ CATS = ["cat cat cat", "cat a", "cat b", "cat c", "cat d e f", "g", "h", "i"]
 def client():
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=logging.ERROR) as cluster:
+                                  dashboard_address=":0", silence_logs=logging.ERROR) as cluster:
         with distributed.Client(cluster) as client:
             yield client
 
