@@ -41,7 +41,6 @@ screen). A keypoint's ``sigma`` is its scale in input pixels.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
