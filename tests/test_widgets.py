@@ -51,6 +51,14 @@ def test_sliders_are_labelled_and_keyboard_operable():
     assert 'aria-label="k1"' in html and re.search(r"<output[^>]*>0</output>", html)
 
 
+def test_a_slider_label_names_it_on_screen_and_for_screen_readers():
+    html = interactive(table, k1=slider(0, 2, 1, label="saturation k1"), b=choice([0, 1])).html()
+    assert 'aria-label="saturation k1"' in html and ">saturation k1 <input" in html
+    assert 'aria-label="b"' in html  # no label: the parameter's name
+    with pytest.raises(TypeError, match="label"):
+        slider(0, 1, 0.5, label=3)
+
+
 def test_sliders_announce_their_value_from_the_first_paint():
     # Screen readers read aria-valuetext (the value), not the grid position.
     html = interactive(table, k1=slider(0.5, 2, 0.25, value=1.25), b=choice(["none", "full"], value="full")).html()

@@ -74,3 +74,13 @@ EXEMPT = {
     "mmir_lib.training.TrainingError": "an exception class",
     "mmir_lib.training.History": "a plain record that train() fills",
 }
+
+# ---- results tables ------------------------------------------------------------------------------
+from mmir_lib import tables  # noqa: E402
+
+CASES += [
+    Case(tables.table, dict(rows=[("uniform", 6.267)], headers=["model", "bits/char"], formats=["{}", "{:.3f}"],
+                            caption="held-out"),
+         accepts={"rows": {"empty_list"}, "formats": {"none"}, "caption": {"none", "str"}}),
+]
+EXEMPT["mmir_lib.tables.Table"] = "a result record made by table(), which checks its input"
