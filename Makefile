@@ -58,12 +58,11 @@ browser:
 	fi
 
 # Every test (unit, property, bad input, reference cross-checks, doctests, the browser
-# test), then strict nbval over every notebook under this CPU's own code path and the
-# other ones it can run, side by side (tools/check_cpu_paths.py): stored outputs must be
-# what the code computes, and must not depend on the CPU.
+# test) and strict nbval over every notebook under this CPU's own code path and a second
+# one, all three side by side (tools/check_cpu_paths.py): stored outputs must be what the
+# code computes, and must not depend on the CPU.
 test: book browser
-	$(BIN)/python -m pytest mmir_lib tests
-	$(BIN)/python tools/check_cpu_paths.py --native notebooks
+	$(BIN)/python tools/check_cpu_paths.py --native --beside "mmir_lib tests" notebooks
 
 lab: setup
 	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 notebooks/

@@ -23,20 +23,29 @@ OMP_NUM_THREADS     thread pools at start-up (``setup_chapter`` then fixes them
                     calling it would show up here)
 =================== ============================================================
 
-The paths (each run only where the CPU supports it and it differs from native):
+The second code path (one, chosen by what the CPU has; each path re-runs every chapter,
+so a third would cost a third more of `make test`'s time):
 
-* ``avx2``: torch AVX2, numpy without AVX-512, OpenBLAS Haswell, 1 thread at start;
-* ``baseline``: torch default, numpy without AVX2 and AVX-512, OpenBLAS Nehalem,
-  3 threads at start.
+* on an AVX-512 CPU, ``avx2``: torch AVX2, numpy without AVX-512, OpenBLAS Haswell,
+  1 thread at start -- the code path of most readers' laptops;
+* otherwise, ``baseline``: torch default, numpy without AVX2 and AVX-512, OpenBLAS
+  Nehalem, 3 threads at start.
 
 Measured on this project's machine (AMD EPYC, AVX-512): chapter I.8 once printed an
 exact equality of two rankings that held under AVX-512 and the baseline path and
 failed under AVX2; this check is what catches such a claim before it lands.
 
-With ``--native`` first, the native path (no knob set) runs too: `make test` checks
-the notebooks this way, all paths side by side, while its other tests run before.
+With ``--native`` first, the native path (no knob set) runs too, and with
+``--beside ARGS`` a plain ``pytest ARGS`` (the unit tests) runs beside them: `make test`
+runs everything this way, side by side, so that both cores stay busy. Every chapter
+computes on one thread (``setup_chapter``), so each run keeps one core busy.
 
-Usage: python tools/check_cpu_paths.py [--native] [pytest arguments, default: notebooks]
+Nothing the runs share may print into a cell: each kernel gets its own IPython
+directory (no shared history database), and matplotlib's font cache is built before
+they start (a cache being built prints a warning after 5 s). A cell that prints to a
+stream anyway fails with the text it printed (``notebooks/conftest.py``).
+
+Usage: python tools/check_cpu_paths.py [--native] [--beside "PYTEST ARGS"] [pytest arguments, default: notebooks]
 Exits non-zero if any path fails; prints which.
 """
 
@@ -65,54 +74,69 @@ def native() -> dict:
 
 
 def paths(cpu: dict) -> dict[str, dict[str, str]]:
-    """The alternative code paths this CPU can run, as environment settings."""
+    """The second code path this CPU can run, as environment settings (one entry)."""
     if platform.machine() not in ("x86_64", "AMD64"):
         return {"baseline": {"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "3"}}
 
     def without(names):
         return " ".join(f for f in cpu["numpy_dispatch"] if f in names or f.startswith("AVX512"))
 
-    found = {}
     has_avx2 = {"AVX2", "FMA3"} <= cpu["features"]
-    if has_avx2 and cpu["torch"] != "AVX2":
-        found["avx2"] = {"ATEN_CPU_CAPABILITY": "avx2", "NPY_DISABLE_CPU_FEATURES": without(NUMPY_AVX512),
-                         "OPENBLAS_CORETYPE": "Haswell", "OMP_NUM_THREADS": "1"}
-    found["baseline"] = {"ATEN_CPU_CAPABILITY": "default",
-                         "NPY_DISABLE_CPU_FEATURES": without(NUMPY_AVX512 + NUMPY_AVX2),
-                         "OPENBLAS_CORETYPE": "Nehalem", "OMP_NUM_THREADS": "3"}
+    if has_avx2 and cpu["torch"] not in ("AVX2", "DEFAULT"):
+        found = {"avx2": {"ATEN_CPU_CAPABILITY": "avx2", "NPY_DISABLE_CPU_FEATURES": without(NUMPY_AVX512),
+                          "OPENBLAS_CORETYPE": "Haswell", "OMP_NUM_THREADS": "1"}}
+    else:
+        found = {"baseline": {"ATEN_CPU_CAPABILITY": "default",
+                              "NPY_DISABLE_CPU_FEATURES": without(NUMPY_AVX512 + NUMPY_AVX2),
+                              "OPENBLAS_CORETYPE": "Nehalem", "OMP_NUM_THREADS": "3"}}
     for settings in found.values():
         if not settings.get("NPY_DISABLE_CPU_FEATURES", "x"):
             del settings["NPY_DISABLE_CPU_FEATURES"]
     return found
 
 
+def warm_caches() -> None:
+    """Build what the runs would otherwise build at the same time: matplotlib's font cache."""
+    import matplotlib.font_manager  # noqa: F401  (loads the cache, building it if missing)
+
+
 def main(args: list[str]) -> int:
     cpu = native()
     with_native = bool(args) and args[0] == "--native"
-    targets = args[1:] if with_native else args
-    targets = targets or ["notebooks"]
+    args = args[1:] if with_native else args
+    beside = None
+    if args[:1] == ["--beside"]:
+        beside, args = args[1].split(), args[2:]
+    targets = args or ["notebooks"]
     print(f"native code path: torch {cpu['torch']}, numpy dispatch {' '.join(cpu['numpy_dispatch']) or 'none'}")
-    # The paths run side by side: every chapter computes on one thread (setup_chapter), so
-    # two paths keep two cores busy and the check takes the time of one.
-    runs = {}
+    warm_caches()
+    runs, commands = {}, {}
+    if beside:
+        commands["unit tests"] = ({}, beside)
     for name, settings in (({"native": {}} if with_native else {}) | paths(cpu)).items():
+        commands[f"notebooks, {name} code path"] = (settings, targets)
+    scratch = tempfile.TemporaryDirectory()
+    for i, (name, (settings, pytest_args)) in enumerate(commands.items()):
         log = tempfile.TemporaryFile(mode="w+")
-        process = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *targets],
-                                   env={**os.environ, **settings}, stdout=log, stderr=subprocess.STDOUT, text=True)
+        env = {**os.environ, **settings, "IPYTHONDIR": os.path.join(scratch.name, f"ipython-{i}")}
+        process = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args],
+                                   env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
         runs[name] = (settings, process, log, time.perf_counter())
     failed = []
     for name, (settings, process, log, start) in runs.items():
         code = process.wait()
         shown = " ".join(f"{k}={v!r}" if " " in v else f"{k}={v}" for k, v in settings.items()) or "as it is"
         log.seek(0)
-        print(f"\n=== notebooks under the {name} code path: {shown}\n{log.read().rstrip()}")
+        print(f"\n=== {name}: {shown}\n{log.read().rstrip()}")
         print(f"=== {name}: {'passed' if code == 0 else 'FAILED'} in {time.perf_counter() - start:.0f} s", flush=True)
         if code != 0:
             failed.append(name)
+    scratch.cleanup()
     if failed:
-        print(f"\nstored outputs differ under: {', '.join(failed)}. Print what holds on every CPU (round, "
-              "compare with a tolerance), or tag a truly varying cell nbval-ignore-output and assert a sane "
-              "result in it (README, 'Same numbers on every machine').")
+        print(f"\nfailed: {'; '.join(failed)}. A notebook that fails only under another code path prints a "
+              "number that depends on the CPU: print what holds on every CPU (round, compare with a tolerance), "
+              "or tag a truly varying cell nbval-ignore-output and assert a sane result in it (README, "
+              "'Same numbers on every machine').")
         return 1
     return 0
 
