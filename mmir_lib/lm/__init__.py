@@ -16,5 +16,8 @@
 * :mod:`.bias` -- a gender direction, projections, neutralising and equalising, and what
   neutralising leaves behind;
 * :mod:`.heldout` -- the table of held-out cross-entropy (bits per character) of every
-  model of Part III.
+  model of Part III;
+* :mod:`.tagging` -- sequence labelling with hidden Markov models of order 1 and 2: the
+  forward algorithm, Viterbi, brute-force enumeration, accuracy and confusion;
+* :mod:`.crf` -- a linear-chain conditional random field tagger trained in torch.
 """
