@@ -19,6 +19,8 @@ CASES = [
          accepts={"k": {"huge_int", "huge_float"}, "mu": {"zero", "huge_int", "huge_float"}}),
     Case(tagging.viterbi, dict(LATTICE), accepts={"log_end": {"none"}}),
     Case(tagging.forward, dict(LATTICE), accepts={"log_end": {"none"}}),
+    Case(tagging.viterbi_many, dict(LATTICE, emissions=[LATTICE["emissions"], LATTICE["emissions"][:1]]),
+         accepts={"log_end": {"none"}}),
     Case(tagging.brute_force, dict(LATTICE), accepts={"log_end": {"none"}}),
     Case(tagging.most_frequent_tagger, dict(sentences=TOY)),
     Case(tagging.tag_accuracy, dict(gold=[["A", "B"]], predicted=[["A", "A"]])),

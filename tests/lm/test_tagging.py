@@ -8,7 +8,7 @@ from hypothesis.extra.numpy import arrays
 
 from mmir_lib import data
 from mmir_lib.lm.tagging import (_viterbi_second_order, brute_force, confusion_matrix, fit_hmm, fit_lexicon,
-                                 forward, most_frequent_tagger, tag_accuracy, viterbi)
+                                 forward, most_frequent_tagger, tag_accuracy, viterbi, viterbi_many)
 
 TOY = [(("the", "dog", "barks"), ("DET", "NOUN", "VERB")),
        (("the", "cat", "sleeps"), ("DET", "NOUN", "VERB")),
@@ -159,3 +159,16 @@ def test_bad_input_is_refused_clearly():
         tag_accuracy([["A"]], [["A"], ["B"]])
     with pytest.raises(ValueError, match="tags must list"):
         confusion_matrix([["A"]], [["C"]], ["A"])
+
+
+def test_viterbi_many_equals_viterbi_one_by_one():
+    rng = np.random.default_rng(5)
+    n_tags = 4
+    start, transition, end = rng.normal(size=n_tags), rng.normal(size=(n_tags, n_tags)), rng.normal(size=n_tags)
+    transition[0, 1] = -np.inf  # an impossible step
+    sentences = [rng.normal(size=(n, n_tags)) for n in (1, 3, 3, 5, 2, 3, 1)]
+    sentences.append(np.zeros((4, n_tags)))  # all ties: the lowest index wins, as in viterbi
+    assert viterbi_many(start, transition, sentences, end) == [viterbi(start, transition, e, end)[0]
+                                                               for e in sentences]
+    with pytest.raises(ValueError, match="emissions"):
+        viterbi_many(start, transition, [np.zeros((2, 3))], end)
