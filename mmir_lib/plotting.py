@@ -46,10 +46,12 @@ def fit_to_column(fig):
 
     A figure wider than :data:`COLUMN_PX` pixels at its dpi is shrunk, keeping its
     aspect ratio, to exactly that width; text smaller than :data:`MIN_FONT_PT` is
-    raised to it. A figure changed this way without a layout engine of its own is laid
-    out again (``tight_layout``), since its text now takes more of its room.
+    raised to it. A figure changed this way is laid out again (``tight_layout``), since
+    its text now takes more of its room, unless it has a layout engine that does so
+    at every draw (``layout="constrained"``).
     """
     from matplotlib.figure import Figure
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
     from matplotlib.text import Text
 
     check_instance("fig", fig, Figure)
@@ -68,7 +70,8 @@ def fit_to_column(fig):
         if text.get_fontsize() < MIN_FONT_PT:
             text.set_fontsize(MIN_FONT_PT)
             changed = True
-    if changed and fig.get_layout_engine() is None:
+    # fig.tight_layout() leaves a placeholder engine: the layout was made for the old size
+    if changed and isinstance(fig.get_layout_engine(), (type(None), PlaceHolderLayoutEngine)):
         with warnings.catch_warnings():  # e.g. "not compatible with tight_layout" for some insets
             warnings.simplefilter("ignore")
             fig.tight_layout()

@@ -380,15 +380,17 @@ class InteractiveFigure:
         """The self-contained static rendering (sliders, frames, script).
 
         Each slider announces its value, not its grid position, to screen readers
-        (``aria-valuetext``, set from the first paint and on every move); the title is
-        the figure's visible caption and its accessible name."""
+        (``aria-valuetext``, set from the first paint and on every move); the value shown
+        beside it is an ``<output>``, a live region of its own that is silenced, since the
+        slider already announces it. The title is the figure's visible caption and its
+        accessible name."""
         controls = []
         for caption, labels, j in zip(self.captions, self.labels, self.start):
             controls.append(
                 f'<label style="{_LABEL}">{html.escape(caption)} <input type="range" min="0" '
                 f'max="{len(labels) - 1}" step="1" value="{j}" aria-label="{html.escape(caption)}" '
                 f'aria-valuetext="{html.escape(labels[j])}"> '
-                f'<output style="{_OUTPUT}">{html.escape(labels[j])}</output></label>'
+                f'<output aria-live="off" style="{_OUTPUT}">{html.escape(labels[j])}</output></label>'
             )
         start_frame = self.index[self._flat(self.start)]
         data = {"shape": [len(l) for l in self.labels], "labels": self.labels,

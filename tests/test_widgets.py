@@ -237,7 +237,7 @@ def test_the_title_is_the_figures_visible_caption_and_its_name():
 def test_a_move_announces_the_new_frames_alt_text_not_the_whole_frame():
     figure = interactive(table, k1=slider(0, 1, 1, label="saturation k1"), b=choice([0, 1]), title="curves")
     html = figure.html()
-    assert html.count("aria-live") == 1
+    assert html.count('aria-live="polite"') == 1 and html.count('<output aria-live="off"') == 2
     status = re.search(r'<p class="mmir-widget-status" aria-live="polite" style="([^"]*)"></p>', html)
     assert status and "position:absolute" in status.group(1)  # read, not shown
     assert 'class="mmir-widget-frame">' in html  # the frame itself is no live region
