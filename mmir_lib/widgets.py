@@ -4,9 +4,9 @@ A static book has no Python kernel, so an ipywidgets callback can never run ther
 :func:`interactive` therefore computes the figure for **every point of the slider
 grid** when the cell runs, and emits one display bundle with two renderings:
 
-* ``application/vnd.jupyter.widget-view+json`` -- ipywidgets sliders and an HTML
+* ``application/vnd.jupyter.widget-view+json`` -- ipywidgets controls and an HTML
   view. JupyterLab shows this one (once the notebook is trusted, e.g. after you run
-  the cell). Moving a slider swaps in the frame the kernel computed for that point.
+  the cell). Choosing a value swaps in the frame the kernel computed for that point.
 * ``text/html`` -- a self-contained block: ``<input type=range>`` sliders, all
   frames as JSON, and a dozen lines of plain JavaScript that swap them. No outside
   library, no network, works from ``file://``. The book's build picks this one
@@ -19,10 +19,16 @@ anything is computed) and its frames may weigh at most :data:`MAX_BYTES` (checke
 after); either limit raises ValueError saying which grid to coarsen. 256 frames of a
 ~10 kB figure keeps a page with two or three widgets under the book's 3 MB budget.
 
-Frames may be a matplotlib Figure (stored as a palette PNG), anything with a
-``_repr_html_``, an HTML string, or a tuple of these shown side by side. If the
-plotting function raises at some grid point, that frame shows the error (never a
-silently missing frame).
+Frames may be a matplotlib Figure (fitted to the book's column by
+:func:`mmir_lib.plotting.fit_to_column`, so that its text reads at the column's width,
+and stored as a palette PNG), anything with a ``_repr_html_``, an HTML string, or a
+tuple of these shown side by side. If the plotting function raises at any grid point,
+:func:`interactive` raises too, naming the point: a frame that errors is a defect of
+the figure, so it fails the notebook's run instead of being shown to a reader.
+
+Accessibility: the figure is a ``<figure>`` whose ``<figcaption>`` is the title; each
+slider is named by its label and announces its value (not its grid position); after a
+move, a polite live region announces the new frame's alt text, not the whole frame.
 
 Testing with nbval: a cell that calls :func:`interactive` is deterministic (frames
 are rendered without timestamps, element ids are not random), so its ``text/html``
@@ -57,7 +63,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .validation import check_callable, check_number, check_optional, check_str, describe
+from .plotting import fit_to_column
+from .validation import check_callable, check_count, check_number, check_optional, check_str, describe
 
 __all__ = ["MAX_FRAMES", "MAX_BYTES", "Slider", "slider", "choice", "interactive", "InteractiveFigure"]
 
@@ -216,19 +223,21 @@ _LABEL = "display:inline-flex;align-items:center;gap:0.5em;margin-right:1.5em;fo
 _OUTPUT = "display:inline-block;min-width:3.5em"
 _ROW = "display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start"
 _IMAGE = "max-width:100%;height:auto"
-_ERROR = "color:#a40000;background:#fff0f0;padding:0.5em;font-family:monospace"
+_CAPTION = "margin-top:0.4em;font-size:0.9em;text-align:center"
+# Read by screen readers, not shown (the usual "visually hidden" pattern).
+_HIDDEN = "position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap"
 
 
 # ---- rendering one frame ------------------------------------------------------------
 
 def _figure_html(fig, alt: str) -> str:
-    """A matplotlib figure as an <img> holding a palette PNG (about 3× smaller than
-    RGBA, deterministic: no timestamp or software tag is written)."""
+    """A matplotlib figure, fitted to the column, as an <img> holding a palette PNG
+    (about 3× smaller than RGBA, deterministic: no timestamp or software tag is written)."""
     from PIL import Image
     import matplotlib.pyplot as plt
 
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", metadata={"Software": None})
+    fit_to_column(fig).savefig(buffer, format="png", metadata={"Software": None})
     plt.close(fig)
     image = Image.open(io.BytesIO(buffer.getvalue())).convert("RGB")
     image = image.quantize(colors=64, dither=Image.Dither.NONE)
@@ -258,6 +267,9 @@ def _to_html(result, alt: str) -> str:
 
 
 def _render(plot_fn, params: dict, alt: str) -> str:
+    """One frame's HTML. If plot_fn raises (or returns nothing to show), a RuntimeError
+    naming the grid point is raised from the original error, and the figures it opened
+    are closed."""
     import matplotlib.pyplot as plt
 
     before = set(plt.get_fignums())
@@ -269,18 +281,21 @@ def _render(plot_fn, params: dict, alt: str) -> str:
             if result is None:
                 raise TypeError("the plotting function returned None and drew no figure")
         return _to_html(result, alt)
-    except Exception as error:  # shown in the frame, for this grid point only
+    except Exception as error:
         for n in set(plt.get_fignums()) - before:
             plt.close(n)
-        setting = ", ".join(f"{k} = {v}" for k, v in params.items())
-        return (f'<div class="mmir-widget-error" role="alert" style="{_ERROR}">Error at {html.escape(setting)}: '
-                f"{html.escape(type(error).__name__)}: {html.escape(str(error))}</div>")
+        setting = ", ".join(f"{k} = {v!r}" for k, v in params.items())
+        name = getattr(plot_fn, "__name__", "plot_fn")
+        raise RuntimeError(f"{name}() failed at the grid point {setting}: {type(error).__name__}: {error}. "
+                           "Every grid point must give a frame: fix the function or the sliders' range") from error
 
 
 # ---- the static HTML rendering -----------------------------------------------------
 
 # Plain JavaScript, run once per widget where it stands (document.currentScript).
-# The frame to show is data.index[flat], flat = row-major index of the slider positions.
+# The frame to show is data.index[flat], flat = row-major index of the slider positions;
+# data.alts[flat] is its alt text, which the live region announces after a move (a
+# screen reader then hears what the figure now shows, not the whole frame read again).
 # Fast by design: each frame's HTML is parsed into the page once (on first use, or
 # ahead of it while the browser is idle) and kept as a hidden element; moving a
 # slider only hides one element and shows another, so no HTML is parsed and no image
@@ -291,6 +306,7 @@ _SCRIPT = """<script>(function (root) {
   var inputs = root.querySelectorAll("input[type=range]");
   var outputs = root.querySelectorAll("output");
   var view = root.querySelector(".mmir-widget-frame");
+  var status = root.querySelector(".mmir-widget-status");
   var shown = view.firstElementChild, nodes = [], tallest = 0;
   nodes[Number(shown.getAttribute("data-frame"))] = shown;
   function node(f) {
@@ -312,6 +328,7 @@ _SCRIPT = """<script>(function (root) {
       outputs[i].textContent = data.labels[i][j];
       inputs[i].setAttribute("aria-valuetext", data.labels[i][j]);
     }
+    status.textContent = data.alts[flat];
     var next = node(data.index[flat]);
     if (next === shown) return;
     if (!tallest) keepHeight();  // the first frame's
@@ -352,52 +369,73 @@ class InteractiveFigure:
     frames: list
     index: list
     title: str
+    alts: list
 
     def frame_at(self, positions) -> str:
-        """The frame shown when slider i stands at grid position positions[i]."""
+        """The frame shown when slider i stands at grid position positions[i]
+        (0 <= positions[i] < number of values of slider i)."""
         return self.frames[self.index[self._flat(positions)]]
 
     def html(self) -> str:
         """The self-contained static rendering (sliders, frames, script).
 
         Each slider announces its value, not its grid position, to screen readers
-        (``aria-valuetext``, set from the first paint and on every move)."""
+        (``aria-valuetext``, set from the first paint and on every move); the value shown
+        beside it is an ``<output>``, a live region of its own that is silenced, since the
+        slider already announces it. The title is the figure's visible caption and its
+        accessible name."""
         controls = []
         for caption, labels, j in zip(self.captions, self.labels, self.start):
             controls.append(
                 f'<label style="{_LABEL}">{html.escape(caption)} <input type="range" min="0" '
                 f'max="{len(labels) - 1}" step="1" value="{j}" aria-label="{html.escape(caption)}" '
                 f'aria-valuetext="{html.escape(labels[j])}"> '
-                f'<output style="{_OUTPUT}">{html.escape(labels[j])}</output></label>'
+                f'<output aria-live="off" style="{_OUTPUT}">{html.escape(labels[j])}</output></label>'
             )
         start_frame = self.index[self._flat(self.start)]
         data = {"shape": [len(l) for l in self.labels], "labels": self.labels,
-                "index": self.index, "frames": self.frames}
+                "index": self.index, "alts": self.alts, "frames": self.frames}
         return (
-            f'<div class="mmir-widget" role="group" aria-label="{html.escape(self.title)}" style="{_BOX}">'
+            f'<figure class="mmir-widget" style="{_BOX}">'
             f'<div class="mmir-widget-controls" style="{_CONTROLS}">{" ".join(controls)}</div>'
-            f'<div class="mmir-widget-frame" aria-live="polite">'
-            f'<div data-frame="{start_frame}">{self.frames[start_frame]}</div></div>'
+            f'<div class="mmir-widget-frame"><div data-frame="{start_frame}">{self.frames[start_frame]}</div></div>'
+            f'<p class="mmir-widget-status" aria-live="polite" style="{_HIDDEN}"></p>'
+            f'<figcaption style="{_CAPTION}">{html.escape(self.title)}</figcaption>'
             f'<script type="application/json" class="mmir-widget-data">{_json_for_script(data)}</script>'
-            f"{_SCRIPT}</div>"
+            f"{_SCRIPT}</figure>"
         )
 
     def _flat(self, positions) -> int:
+        """The row-major index of a grid point, after checking its positions."""
+        if isinstance(positions, (str, bytes, Mapping)) or not isinstance(positions, Iterable):
+            raise TypeError(f"positions must be a list of {len(self.labels)} slider positions, "
+                            f"got {describe(positions)}")
+        positions = list(positions)
+        if len(positions) != len(self.labels):
+            raise ValueError(f"positions must hold one position per slider ({', '.join(self.names)}): "
+                             f"{len(self.labels)}, got {len(positions)}")
         flat = 0
-        for labels, j in zip(self.labels, positions):
+        for name, labels, j in zip(self.names, self.labels, positions):
+            j = check_count(f"positions[{name}]", j, high=len(labels) - 1)
             flat = flat * len(labels) + j
         return flat
 
     def live_widget(self):
-        """The ipywidgets rendering: one SelectionSlider per parameter and an HTML view."""
+        """The ipywidgets rendering: one drop-down list per parameter and an HTML view.
+
+        A drop-down (an HTML ``<select>``), not an ipywidgets slider: ipywidgets 8's
+        sliders give their handle no accessible name and announce the grid position
+        ("2") rather than the value; a ``<select>`` is named by its label and announces
+        the chosen value ("0.3"). Keyboard: Home, End, typing a value, or Alt+Down to
+        open the list (in JupyterLab's command mode, the bare Up and Down keys move
+        between cells instead)."""
         import ipywidgets as widgets
 
         view = widgets.HTML(value=self.frame_at(self.start))
         controls = [
-            widgets.SelectionSlider(
+            widgets.Dropdown(
                 options=[(label, j) for j, label in enumerate(labels)], value=j0,
-                description=caption, continuous_update=True,
-                style={"description_width": "initial"}, layout={"width": "420px"},
+                description=caption, style={"description_width": "initial"},
             )
             for caption, labels, j0 in zip(self.captions, self.labels, self.start)
         ]
@@ -432,11 +470,13 @@ def interactive(plot_fn, *, title: str | None = None, alt: str | None = None, **
         Called with one keyword argument per slider; returns a matplotlib Figure,
         an HTML string, an object with ``_repr_html_``, or a tuple of these.
     title : str, optional
-        Names the figure for screen readers; defaults to the function's name.
+        The figure's caption, shown under it and naming it for screen readers;
+        defaults to the function's name.
     alt : str, optional
         Alt text for figure frames, formatted with the slider values, e.g.
         ``"BM25 weight curves for k1 = {k1}, b = {b}"``. Defaults to the title
-        followed by the values.
+        followed by the sliders' labels and values. Screen readers also hear it after
+        each move.
     **sliders : Slider
         ``name=slider(min, max, step)`` or ``name=choice([...])``; names must be
         parameters of ``plot_fn``. (A bad bound, step or list of values is refused by
@@ -453,6 +493,9 @@ def interactive(plot_fn, *, title: str | None = None, alt: str | None = None, **
     ValueError
         A name that is not a parameter of ``plot_fn``; a grid of more than
         :data:`MAX_FRAMES` points; frames heavier than :data:`MAX_BYTES` in all.
+    RuntimeError
+        ``plot_fn`` raised (or returned nothing to show) at some grid point; the
+        message names the point and the original error is chained to it.
     """
     _check_sliders(plot_fn, sliders)
     title = check_optional(check_str, "title", title, allow_empty=True)
@@ -466,12 +509,15 @@ def interactive(plot_fn, *, title: str | None = None, alt: str | None = None, **
             alt.format(**{n: "" for n in names})
         except (KeyError, IndexError) as error:
             raise ValueError(f"alt {alt!r} names {error}, which is not a slider") from None
-    frames, index, seen = [], [], {}
+    captions = [s.label or n for n, s in zip(names, specs)]
+    frames, index, alts, seen = [], [], [], {}
     for point in itertools.product(*(s.values for s in specs)):
         params = dict(zip(names, point))
         labels = {n: s.fmt.format(v) for n, s, v in zip(names, specs, point)}
-        text = alt.format(**labels) if alt else f"{title}: " + ", ".join(f"{n} = {v}" for n, v in labels.items())
+        text = alt.format(**labels) if alt else f"{title}: " + ", ".join(
+            f"{c} = {v}" for c, v in zip(captions, labels.values()))
         frame = _render(plot_fn, params, text)
+        alts.append(text)
         if frame not in seen:
             seen[frame] = len(frames)
             frames.append(frame)
@@ -482,5 +528,4 @@ def interactive(plot_fn, *, title: str | None = None, alt: str | None = None, **
             f"the {len(frames)} distinct frames weigh {size / 1e6:.1f} MB, over the budget of "
             f"{MAX_BYTES / 1e6:.1f} MB: use fewer slider values or a smaller figure"
         )
-    captions = [s.label or n for n, s in zip(names, specs)]
-    return InteractiveFigure(names, captions, [s.labels() for s in specs], start, frames, index, title)
+    return InteractiveFigure(names, captions, [s.labels() for s in specs], start, frames, index, title, alts)

@@ -24,7 +24,7 @@ def test_settings_after_setup():
         "setup_chapter()\n"
         "print(torch.get_num_threads() == THREADS, torch.are_deterministic_algorithms_enabled(),\n"
         "      all(p['num_threads'] == THREADS for p in threadpool_info()),\n"
-        "      os.environ['OMP_NUM_THREADS'] == str(THREADS), plt.rcParams['figure.dpi'] == 80,\n"
+        "      os.environ['OMP_NUM_THREADS'] == str(THREADS), plt.rcParams['figure.dpi'] == 96,\n"
         "      repr(np.float64(0.5)) == '0.5')\n"
     )
     assert out == "True True True True True True"

@@ -41,8 +41,7 @@ def test_every_grid_point_has_its_frame_in_row_major_order():
 def test_start_value_snaps_to_nearest_point_and_is_shown_first():
     figure = interactive(table, k1=slider(0, 3, 1, value=1.2), b=slider(0, 1, 0.5, value=1))
     assert figure.start == [1, 2]
-    assert '<div class="mmir-widget-frame" aria-live="polite"><div data-frame="5"><p>k1=1 b=1.0</p></div></div>' \
-        in figure.html()
+    assert '<div class="mmir-widget-frame"><div data-frame="5"><p>k1=1 b=1.0</p></div></div>' in figure.html()
 
 
 def test_sliders_are_labelled_and_keyboard_operable():
@@ -103,23 +102,36 @@ def test_figures_become_images_with_alt_text_and_are_deterministic():
     assert plt.get_fignums() == []  # every frame's figure was closed
 
 
-def test_a_failing_grid_point_shows_its_error():
-    def fragile(k1):
-        if k1 == 2:
+def test_a_failing_grid_point_fails_the_figure_naming_the_point():
+    # An error frame would reach the book; the cell must fail instead (make execute, nbval).
+    def fragile(k1, b):
+        if k1 == 2 and b == "full":
             raise ZeroDivisionError("k1 = 2 is cursed")
         return f"<p>{k1}</p>"
 
-    figure = interactive(fragile, k1=slider(1, 3, 1))
-    frame = figure.frame_at([1])
-    assert 'role="alert"' in frame and "k1 = 2" in frame and "ZeroDivisionError: k1 = 2 is cursed" in frame
-    assert figure.frame_at([0]) == "<p>1</p>" and figure.frame_at([2]) == "<p>3</p>"
+    with pytest.raises(RuntimeError, match=re.escape(
+            "fragile() failed at the grid point k1 = 2, b = 'full': ZeroDivisionError: k1 = 2 is cursed")) as caught:
+        interactive(fragile, k1=slider(1, 3, 1), b=choice(["none", "full"]))
+    assert isinstance(caught.value.__cause__, ZeroDivisionError)  # the original error, chained
 
 
-def test_error_text_is_escaped():
-    def hostile(k1):
-        raise ValueError("<script>alert(1)</script>")
+def test_a_failing_grid_point_leaves_no_figure_open():
+    def half_drawn(k1):
+        fig, ax = plt.subplots()
+        if k1:
+            raise ValueError("no data")
+        return fig
 
-    assert "<script>alert" not in interactive(hostile, k1=slider(0, 1, 1)).frames[0]
+    with pytest.raises(RuntimeError, match=r"half_drawn\(\) failed at the grid point k1 = 1: ValueError: no data"):
+        interactive(half_drawn, k1=slider(0, 1, 1))
+    assert plt.get_fignums() == []
+
+
+@pytest.mark.parametrize("result, message", [(None, "returned None and drew no figure"),
+                                             (3, "returned int; expected a matplotlib Figure")])
+def test_a_grid_point_with_nothing_to_show_fails_the_figure(result, message):
+    with pytest.raises(RuntimeError, match=message):
+        interactive(lambda k1: result, k1=slider(0, 1, 1))
 
 
 def test_closing_script_tag_in_a_frame_cannot_end_the_data_block():
@@ -213,3 +225,74 @@ def test_live_widget_swaps_frames_like_the_static_one():
     assert view.value == "<p>k1=0 b=0</p>"
     k1.value, b.value = 2, 1
     assert view.value == "<p>k1=2 b=1</p>" == figure.frame_at([2, 1])
+
+
+def test_the_title_is_the_figures_visible_caption_and_its_name():
+    html = interactive(table, k1=slider(0, 1, 1), b=slider(0, 1, 1), title="BM25 <saturation>").html()
+    assert html.startswith('<figure class="mmir-widget"') and html.endswith("</figure>")
+    assert re.search(r"<figcaption[^>]*>BM25 &lt;saturation&gt;</figcaption>", html)
+    assert "role=" not in html.split(">", 1)[0]  # a <figure> is named by its <figcaption>
+
+
+def test_a_move_announces_the_new_frames_alt_text_not_the_whole_frame():
+    figure = interactive(table, k1=slider(0, 1, 1, label="saturation k1"), b=choice([0, 1]), title="curves")
+    html = figure.html()
+    assert html.count('aria-live="polite"') == 1 and html.count('<output aria-live="off"') == 2
+    status = re.search(r'<p class="mmir-widget-status" aria-live="polite" style="([^"]*)"></p>', html)
+    assert status and "position:absolute" in status.group(1)  # read, not shown
+    assert 'class="mmir-widget-frame">' in html  # the frame itself is no live region
+    assert static_data(figure)["alts"] == [f"curves: saturation k1 = {k}, b = {b}" for k in (0, 1) for b in (0, 1)]
+    script = html[html.index("<script>"):]
+    assert "status.textContent = data.alts[flat]" in script
+
+
+def test_alt_template_gives_each_grid_points_announcement():
+    figure = interactive(table, k1=slider(0, 1, 1), b=choice([0, 1]), alt="k1 is {k1}, b is {b}")
+    assert figure.alts == ["k1 is 0, b is 0", "k1 is 0, b is 1", "k1 is 1, b is 0", "k1 is 1, b is 1"]
+
+
+@pytest.mark.parametrize("positions, error, message", [
+    ([0], ValueError, "positions must hold one position per slider (k1, b): 2, got 1"),
+    ([0, 0, 0], ValueError, "positions must hold one position per slider (k1, b): 2, got 3"),
+    ([3, 0], ValueError, "positions[k1] must be <= 2, got 3"),
+    ([0, -1], ValueError, "positions[b] must be >= 0, got -1"),
+    ([0, 0.5], TypeError, "positions[b] must be an int, got float 0.5"),
+    ([True, 0], TypeError, "positions[k1] must be an int, got bool True"),
+    (3, TypeError, "positions must be a list of 2 slider positions, got int 3"),
+    ("01", TypeError, "positions must be a list of 2 slider positions"),
+])
+def test_frame_at_names_bad_positions(positions, error, message):
+    figure = interactive(table, k1=slider(0, 2, 1), b=slider(0, 1, 1))
+    with pytest.raises(error, match=re.escape(message)):
+        figure.frame_at(positions)
+
+
+def test_frame_at_takes_numpy_positions():
+    figure = interactive(table, k1=slider(0, 2, 1), b=slider(0, 1, 1))
+    assert figure.frame_at(np.array([2, 1])) == "<p>k1=2 b=1</p>"
+
+
+def test_figure_frames_fit_the_column_with_readable_text():
+    from mmir_lib.plotting import COLUMN_PX
+
+    def wide(k1):
+        fig, ax = plt.subplots(figsize=(11, 3), dpi=96)
+        ax.plot([0, 1], [0, k1])
+        ax.set_title("slope", fontsize=6)
+        return fig
+
+    frame = interactive(wide, k1=slider(0, 1, 1)).frames[0]
+    width = int(re.search(r'width="(\d+)"', frame).group(1))
+    assert width == COLUMN_PX  # 1 image px = 1 CSS px in the book's column: no scaling down
+
+
+def test_live_controls_are_named_and_announce_values():
+    # ipywidgets 8's sliders have no accessible name and announce the grid position;
+    # a Dropdown is a <select> named by its <label> that announces the option's text.
+    import ipywidgets
+
+    figure = interactive(table, k1=slider(0.5, 1.5, 0.5, value=1, label="saturation k1"), b=choice([0, 1]))
+    (controls, _view) = figure.live_widget().children
+    k1, b = controls.children
+    assert isinstance(k1, ipywidgets.Dropdown) and k1.description == "saturation k1" and b.description == "b"
+    assert k1.label == "1" and [label for label, _ in k1.options] == ["0.5", "1", "1.5"]

@@ -1,7 +1,9 @@
 """Bad-input cases for the helpers every chapter uses: listings and plotting style."""
 
+from matplotlib.figure import Figure
+
 from mmir_lib.listing import show_code
-from mmir_lib.plotting import use_book_style
+from mmir_lib.plotting import fit_to_column, use_book_style
 from tests.api_fuzz import Case
 
 
@@ -16,6 +18,7 @@ def _example(values, weight=1.0):
 CASES = [
     Case(show_code, dict(obj=_example, between=("for v", "return"), checks=False), accepts={"between": {"none"}, "checks": {"bool"}}),
     Case(use_book_style, {}),
+    Case(fit_to_column, dict(fig=Figure(figsize=(9, 3)))),
 ]
 
 EXEMPT = {

@@ -1,0 +1,93 @@
+"""The live widget in JupyterLab: each control is named by its label and announces its value.
+
+JupyterLab is started on a free port over a one-cell notebook that shows an
+interactive figure; headless Chromium runs the cell and reads the accessibility tree
+of what ipywidgets rendered. (ipywidgets 8's SelectionSlider, used before, rendered
+a handle with role "slider", no accessible name and aria-valuetext "2", the grid
+position; see InteractiveFigure.live_widget.) Skips without Chromium or JupyterLab.
+"""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+JUPYTER = Path(sys.executable).with_name("jupyter")
+if not Path(CHROMIUM).exists():
+    pytest.skip("Chromium is not installed: run `apt-get install -y chromium` (Debian) to run this test",
+                allow_module_level=True)
+if not JUPYTER.exists():
+    pytest.skip("JupyterLab is not installed in this environment", allow_module_level=True)
+sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+
+CELL = ("from mmir_lib.widgets import interactive, slider\n"
+        "interactive(lambda T: f'<p>T is {T}</p>', T=slider(0.1, 0.5, 0.1, value=0.3, label='temperature T'),\n"
+        "            title='a demo')")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lab")
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": CELL}],
+                "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    (folder / "demo.ipynb").write_text(json.dumps(notebook))
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    server = subprocess.Popen(
+        [str(JUPYTER), "lab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+         "--ServerApp.token=test", f"--ServerApp.root_dir={folder}", f"--LabApp.workspaces_dir={folder}"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(240):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token=test", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("JupyterLab did not start within 2 minutes")
+        yield f"http://127.0.0.1:{port}/lab/tree/demo.ipynb?token=test"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_live_controls_are_named_and_announce_the_value(lab):
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(lab)
+            page.wait_for_selector(".jp-Cell .jp-InputArea-editor", timeout=120_000)
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+            page.click(".jp-Cell .jp-InputArea-editor")
+            page.keyboard.press("Shift+Enter")
+            control = page.get_by_role("combobox", name="temperature T")
+            control.wait_for(timeout=60_000)
+            assert control.evaluate("e => e.options[e.selectedIndex].text") == "0.3"  # the value, not "2"
+            assert "option \"0.3\" [selected]" in control.aria_snapshot()
+            view = page.locator(".widget-html-content").first
+            assert view.inner_text() == "T is 0.3"
+            control.select_option(label="0.5")
+            page.wait_for_function("() => document.querySelector('.widget-html-content').innerText === 'T is 0.5'",
+                                   timeout=30_000)
+        finally:
+            browser.close()
