@@ -1,0 +1,7 @@
+"""Neural-network foundations (Part IV): the machinery of the deep chapters, by hand.
+
+* :mod:`.optim` -- gradient descent with momentum, RMSprop and Adam on numpy arrays
+  (equal to ``torch.optim``), exponentially weighted averages, learning-rate
+  schedules, hyperparameters sampled on a log scale;
+* :mod:`.surfaces` -- two-dimensional loss surfaces to watch optimisers on.
+"""
