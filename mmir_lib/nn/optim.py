@@ -91,6 +91,7 @@ class SGD(Optimizer):
         super().__init__(params, lr)
         self.momentum = check_number("momentum", momentum, low=0, high=1, high_open=True)
         self.velocity = [np.zeros_like(p) for p in self.params]
+        self.scratch = [np.empty_like(p) for p in self.params]  # α v, kept between steps (no new array per step)
 
     def _update(self, i, p, g):
         if self.momentum:
@@ -101,7 +102,7 @@ class SGD(Optimizer):
                 v *= self.momentum
                 v += g
             g = v
-        p -= self.lr * g
+        p -= np.multiply(g, self.lr, out=self.scratch[i])
 
 
 class RMSprop(Optimizer):
