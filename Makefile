@@ -68,7 +68,7 @@ lab: setup
 	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 notebooks/
 
 execute: setup
-	$(BIN)/python tools/execute_notebooks.py notebooks
+	$(BIN)/python tools/execute_notebooks.py --jobs 2 notebooks
 
 bench: setup
 	$(BIN)/python benchmarks/run_all.py

@@ -1,14 +1,18 @@
 """Re-execute notebooks in place, storing outputs and widget state (`make execute`).
 
-Usage: python tools/execute_notebooks.py [notebook-or-folder ...]
+Usage: python tools/execute_notebooks.py [--jobs N] [notebook-or-folder ...]
 
 Each notebook runs in a fresh kernel from this environment, with its own folder as
 the working directory, exactly as nbval runs it in `make test`. Prints the wall time
-of each notebook (the book's budget is 60 s per chapter on 2 cores).
+of each notebook (the book's budget is 60 s per chapter on 2 cores). With ``--jobs N``
+N notebooks run at once, each in its own process (every chapter computes on one
+thread, so N = the number of cores keeps them all busy).
 """
 
+import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -23,19 +27,36 @@ def notebooks(paths):
             yield p
 
 
-def main(paths):
-    for path in notebooks(paths):
-        nb = nbformat.read(path, as_version=4)
-        client = NotebookClient(
-            nb, timeout=600, kernel_name="python3", store_widget_state=True,
-            record_timing=False, resources={"metadata": {"path": str(path.parent)}},
-        )
-        start = time.perf_counter()
-        client.execute()
-        seconds = time.perf_counter() - start
-        nbformat.write(nb, path)
-        print(f"{path}: executed in {seconds:.1f} s")
+def execute(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb, timeout=600, kernel_name="python3", store_widget_state=True,
+        record_timing=False, resources={"metadata": {"path": str(path.parent)}},
+    )
+    start = time.perf_counter()
+    client.execute()
+    seconds = time.perf_counter() - start
+    nbformat.write(nb, path)
+    print(f"{path}: executed in {seconds:.1f} s", flush=True)
+
+
+def main(args):
+    jobs = 1
+    if args[:1] == ["--jobs"]:
+        jobs, args = int(args[1]), args[2:]
+    paths = list(notebooks(args))
+    if jobs == 1:
+        for path in paths:
+            execute(path)
+        return 0
+    run = lambda path: subprocess.run([sys.executable, __file__, str(path)]).returncode  # noqa: E731
+    with ThreadPoolExecutor(jobs) as pool:
+        codes = list(pool.map(run, paths))
+    failed = [str(p) for p, code in zip(paths, codes) if code]
+    if failed:
+        print("failed: " + ", ".join(failed), file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))
