@@ -139,19 +139,25 @@ def test_widgets_respond_offline(browser, path):
         page.close()
 
 
+def _search(page, word: str) -> list[tuple[str, str]]:
+    """The search page's results for ``word``: (address, summary) of each, in order."""
+    page.goto((HTML / "search.html").as_uri() + f"?q={word}", wait_until="load")
+    page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 0 && "
+                           "document.querySelector('#search-results').textContent.includes('found')",
+                           timeout=10_000)
+    page.wait_for_timeout(300)
+    results = page.eval_on_selector_all(
+        "#search-results li", "els => els.map(e => [e.querySelector('a').getAttribute('href'), "
+        "(e.querySelector('p.context') || {textContent: ''}).textContent])")
+    return results
+
+
 def test_search_shows_results_offline(browser):
     """search.html?q=<a word of the book> lists real pages with a summary around the
     word, fetching nothing (from file:// a browser refuses fetches and logs errors)."""
     page, outside, errors = open_offline(browser, HTML / "search.html")
     try:
-        page.goto((HTML / "search.html").as_uri() + f"?q={SEARCH_WORD}", wait_until="load")
-        page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 0 && "
-                               "document.querySelector('#search-results').textContent.includes('found')",
-                               timeout=10_000)
-        page.wait_for_timeout(300)
-        results = page.eval_on_selector_all(
-            "#search-results li", "els => els.map(e => [e.querySelector('a').getAttribute('href'), "
-            "(e.querySelector('p.context') || {textContent: ''}).textContent])")
+        results = _search(page, SEARCH_WORD)
         assert results, f"no result for {SEARCH_WORD!r}"
         for href, summary in results:
             assert (HTML / href.split("#")[0]).exists(), f"result {href} is not a page of the book"
@@ -264,14 +270,7 @@ def test_solutions_hidden_until_opened(browser):
 def test_search_ranks_chapters_first_without_latex(browser, word):
     page, outside, errors = open_offline(browser, HTML / "search.html")
     try:
-        page.goto((HTML / "search.html").as_uri() + f"?q={word}", wait_until="load")
-        page.wait_for_function("() => document.querySelector('#search-results') && "
-                               "document.querySelector('#search-results').textContent.includes('found')",
-                               timeout=10_000)
-        page.wait_for_timeout(300)
-        results = page.eval_on_selector_all(
-            "#search-results li", "els => els.map(e => [e.querySelector('a').getAttribute('href'), "
-            "(e.querySelector('p.context') || {textContent: ''}).textContent])")
+        results = _search(page, word)
         assert results, f"no result for {word!r}"
         chapters = [i for i, (href, _) in enumerate(results) if href.startswith("notebooks/")]
         others = [i for i, (href, _) in enumerate(results) if not href.startswith("notebooks/")]
