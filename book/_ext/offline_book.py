@@ -14,7 +14,8 @@
   ``_static/mmir-search-text.js``, loaded by the search page alone, where
   ``_static/mmir-search.js`` (``book/_assets``) shows the same kind of summary from it.
   Math in that text is written as plain text (``\\sigma`` as σ, ``\\frac{a}{b}`` as
-  ``(a)/(b)``), so that no summary shows raw LaTeX.
+  ``(a)/(b)``), so that no summary shows raw LaTeX. The ranking puts chapters above the
+  back matter (``html_search_scorer``, ``book/_assets/mmir-scorer.js``).
 * **Solutions stay closed.** An exercise's solution is a ``{admonition}`` with
   ``:class: dropdown``, followed by its code cell tagged ``hide-input``. myst-nb would
   fold only that cell's source, and its output (the answer) would show under the closed
@@ -40,6 +41,13 @@ def _is_thebe(asset) -> bool:
     filename = getattr(asset, "filename", None) or ""
     body = getattr(asset, "attributes", {}).get("body", "") or ""
     return "thebe" in filename or "THEBE_JS_URL" in body
+
+
+def resolve_scorer(app, config):
+    """Sphinx opens ``html_search_scorer`` relative to the working directory: make it
+    relative to the book instead, so that the build works from any directory."""
+    if config.html_search_scorer and not Path(config.html_search_scorer).is_absolute():
+        config.html_search_scorer = str(Path(app.srcdir) / config.html_search_scorer)
 
 
 def drop_thebe_static(app):
@@ -143,6 +151,7 @@ def write_search_text(app, exception):
 
 def setup(app):
     app.add_post_transform(SolutionCells)
+    app.connect("config-inited", resolve_scorer)
     app.connect("builder-inited", drop_thebe_static, priority=900)  # after sphinx-thebe adds it
     app.connect("html-page-context", drop_thebe_assets)
     app.connect("html-page-context", collect_text, priority=400)  # before the list is replaced
