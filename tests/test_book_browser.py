@@ -225,6 +225,12 @@ _SPILLS = """a => { const b = a.getBoundingClientRect(), s = getComputedStyle(a)
   return out; }"""
 
 
+# The column's width and the full width of every table in it (scrolled part included).
+_TABLE_WIDTHS = """a => { const s = getComputedStyle(a);
+  return [Math.round(a.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)),
+          [...a.querySelectorAll('table')].filter(t => t.offsetParent).map(t => Math.round(t.scrollWidth))]; }"""
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("path", _pages(), ids=lambda p: str(p.relative_to(HTML)))
 def test_nothing_spills_out_of_the_column(browser, path, width):
@@ -236,6 +242,10 @@ def test_nothing_spills_out_of_the_column(browser, path, width):
             return
         spills = page.eval_on_selector("article", _SPILLS)
         assert spills == [], f"at {width} px, wider than the column and not scrollable: {spills[:8]}"
+        if width >= 1000:  # on a desktop, every table fits the column without scrolling
+            column, widths = page.eval_on_selector("article", _TABLE_WIDTHS)
+            wide = [w for w in widths if w > column + 1]
+            assert wide == [], f"at {width} px, tables wider than the {column} px column: {wide}"
     finally:
         page.close()
 
