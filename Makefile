@@ -50,12 +50,15 @@ book: setup $(MATHJAX)
 	$(BIN)/jupyter-book build . --warningiserror --nitpick --keep-going
 	@echo "The book: file://$(CURDIR)/_build/html/index.html"
 
-# The browser test needs Chromium. Under CI (CI=true, root) it is installed from
+# The browser tests need Chromium. Under CI (CI=true, root) it is installed from
 # Debian's packages when absent; elsewhere the test skips and says how to install it.
+# axe-core (the accessibility test, tests/test_book_axe.py) comes from npm, pinned in
+# package.json and package-lock.json; without npm that test skips (fails under CI).
 browser:
 	@if [ "$${CI:-}" = "true" ] && ! command -v chromium >/dev/null 2>&1; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
+	@if command -v npm >/dev/null 2>&1; then npm ci --no-audit --no-fund --silent; fi
 
 # Every test (unit, property, bad input, reference cross-checks, doctests, the browser
 # test) and strict nbval over every notebook under this CPU's own code path and a second

@@ -1,7 +1,10 @@
 """The built book, opened in headless Chromium from file:// with every outside host
-blocked: no outside request, no console error, math typeset, images loaded, each
-page's own content within budget, every interactive figure responding, and the search
-page showing results. Nothing here is timed: how fast the figures respond is measured
+blocked: no outside request, no console error, math typeset and no raw LaTeX left in
+the text, images loaded, each page's own content within budget, every interactive
+figure responding, every figure with alt text and a caption, nothing wider than the
+column (at 1280 px and at phone width) unless it scrolls sideways, solutions hidden
+until opened, and the search page showing results (chapters first, no raw LaTeX in
+the summaries). Nothing here is timed: how fast the figures respond is measured
 by `make bench` (benchmarks/widget_repaint.py).
 
 Needs `make book` first (`make test` does it) and Debian's Chromium. Under CI
@@ -14,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -26,6 +30,13 @@ HTML = ROOT / "_build" / "html"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PAGE_BUDGET = 3_000_000  # bytes of a page's own content: HTML and its own images
 SEARCH_WORD = "saturation"  # a word of the BM25 chapter
+# Raw LaTeX in a page's visible text: a command, \\( \\[ or $$ delimiters, or a $…$ pair.
+RAW_LATEX = re.compile(r"\\[A-Za-z]{2,}|\\\(|\\\[|\$\$|\$[^$\s][^$\n]{0,200}?\$")
+# The text a reader reads: typeset math, code, listings and the widgets' data left out.
+_PROSE = """a => { const c = a.cloneNode(true);
+  c.querySelectorAll('mjx-container, pre, code, script, style, .mmir-widget-data, .highlight')
+   .forEach(e => e.remove());
+  return c.textContent; }"""
 
 if not Path(CHROMIUM).exists():
     message = "Chromium is not installed: run `apt-get install -y chromium` (Debian) to run the browser test"
@@ -70,8 +81,9 @@ def test_page_reads_offline(browser, path):
     try:
         assert outside == [], f"requests to outside hosts: {outside}"
         assert errors == [], f"console errors: {errors}"
-        text = page.inner_text("article") if page.query_selector("article") else ""
-        assert "\\(" not in text and "\\[" not in text and "$$" not in text, "raw LaTeX left on the page"
+        prose = page.eval_on_selector("article", _PROSE) if page.query_selector("article") else ""
+        raw = sorted({m.group(0)[:60] for m in RAW_LATEX.finditer(prose)})
+        assert raw == [], f"raw LaTeX left in the page's text: {raw[:10]}"
         if page.query_selector(".math"):
             assert page.query_selector("mjx-container"), "math present but MathJax did not typeset it"
         broken = page.eval_on_selector_all(
@@ -127,19 +139,25 @@ def test_widgets_respond_offline(browser, path):
         page.close()
 
 
+def _search(page, word: str) -> list[tuple[str, str]]:
+    """The search page's results for ``word``: (address, summary) of each, in order."""
+    page.goto((HTML / "search.html").as_uri() + f"?q={word}", wait_until="load")
+    page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 0 && "
+                           "document.querySelector('#search-results').textContent.includes('found')",
+                           timeout=10_000)
+    page.wait_for_timeout(300)
+    results = page.eval_on_selector_all(
+        "#search-results li", "els => els.map(e => [e.querySelector('a').getAttribute('href'), "
+        "(e.querySelector('p.context') || {textContent: ''}).textContent])")
+    return results
+
+
 def test_search_shows_results_offline(browser):
     """search.html?q=<a word of the book> lists real pages with a summary around the
     word, fetching nothing (from file:// a browser refuses fetches and logs errors)."""
     page, outside, errors = open_offline(browser, HTML / "search.html")
     try:
-        page.goto((HTML / "search.html").as_uri() + f"?q={SEARCH_WORD}", wait_until="load")
-        page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 0 && "
-                               "document.querySelector('#search-results').textContent.includes('found')",
-                               timeout=10_000)
-        page.wait_for_timeout(300)
-        results = page.eval_on_selector_all(
-            "#search-results li", "els => els.map(e => [e.querySelector('a').getAttribute('href'), "
-            "(e.querySelector('p.context') || {textContent: ''}).textContent])")
+        results = _search(page, SEARCH_WORD)
         assert results, f"no result for {SEARCH_WORD!r}"
         for href, summary in results:
             assert (HTML / href.split("#")[0]).exists(), f"result {href} is not a page of the book"
@@ -156,3 +174,120 @@ def _flat(positions, shape):
     for j, n in zip(positions, shape):
         flat = flat * n + j
     return flat
+
+
+_CHAPTERS = [p for p in _pages() if "notebooks" in p.parts]
+
+# Every <img> of the article, and whether it is a static figure (an output image, not
+# one of an interactive figure's frames) in a <figure> with a non-empty <figcaption>.
+_IMAGES = """a => [...a.querySelectorAll('img')].map(i => {
+  const f = i.closest('figure'), c = f && f.querySelector('figcaption');
+  return {src: i.getAttribute('src').split('/').pop().slice(0, 16), alt: (i.getAttribute('alt') || '').trim(),
+          widget: !!i.closest('.mmir-widget'), caption: c ? c.textContent.trim() : ''}; })"""
+
+
+@pytest.mark.parametrize("path", _CHAPTERS, ids=lambda p: str(p.relative_to(HTML)))
+def test_figures_have_alt_text_and_caption(browser, path):
+    page, _, _ = open_offline(browser, path)
+    try:
+        images = page.eval_on_selector("article", _IMAGES)
+        # Without alt text in the metadata, docutils writes the image's address as its alt.
+        no_alt = [i["src"] for i in images if not i["alt"] or i["alt"].endswith((".png", ".jpg", ".svg"))
+                  or i["alt"].startswith("<Figure")]
+        no_caption = [i["src"] for i in images if not i["widget"] and not i["caption"]]
+        assert no_alt == [], f"{len(no_alt)} of {len(images)} images without alt text: {no_alt[:5]}"
+        assert no_caption == [], f"{len(no_caption)} static figures not in a <figure> with a caption: {no_caption[:5]}"
+    finally:
+        page.close()
+
+
+# Elements of the article wider than its column (or starting left of it), unless an
+# ancestor inside the column scrolls sideways (overflow-x auto or scroll). Clipping
+# (overflow hidden) does not count: the reader would not know that something is cut off.
+# Margin notes (aside.margin) sit beside the column on purpose.
+_SPILLS = """a => { const b = a.getBoundingClientRect(), s = getComputedStyle(a), out = [];
+  const box = {left: b.left + parseFloat(s.paddingLeft), right: b.right - parseFloat(s.paddingRight)};
+  box.width = box.right - box.left;
+  const fits = r => r.left >= box.left - 1 && r.right <= box.right + 1;
+  for (const e of a.querySelectorAll('table, pre, img, mjx-container[display="true"], .cell_output > *, .mmir-widget')) {
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 || fits(r) || e.closest('aside')) continue;
+    let p = e, scrolls = false;
+    while (p && p !== a) {
+      const s = getComputedStyle(p);
+      if ((s.overflowX === 'auto' || s.overflowX === 'scroll') && fits(p.getBoundingClientRect())) {
+        scrolls = true; break; }
+      p = p.parentElement;
+    }
+    if (!scrolls) out.push(`${e.tagName.toLowerCase()}.${[...e.classList].join('.')} ` +
+                           `${Math.round(r.width)} px in a ${Math.round(box.width)} px column`);
+  }
+  return out; }"""
+
+
+# The column's width and the full width of every table in it (scrolled part included).
+_TABLE_WIDTHS = """a => { const s = getComputedStyle(a);
+  return [Math.round(a.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)),
+          [...a.querySelectorAll('table')].filter(t => t.offsetParent).map(t => Math.round(t.scrollWidth))]; }"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("path", _pages(), ids=lambda p: str(p.relative_to(HTML)))
+def test_nothing_spills_out_of_the_column(browser, path, width):
+    page, _, _ = open_offline(browser, path)
+    try:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(200)
+        if not page.query_selector("article"):
+            return
+        spills = page.eval_on_selector("article", _SPILLS)
+        assert spills == [], f"at {width} px, wider than the column and not scrollable: {spills[:8]}"
+        if width >= 1000:  # on a desktop, every table fits the column without scrolling
+            column, widths = page.eval_on_selector("article", _TABLE_WIDTHS)
+            wide = [w for w in widths if w > column + 1]
+            assert wide == [], f"at {width} px, tables wider than the {column} px column: {wide}"
+    finally:
+        page.close()
+
+
+_SOLUTION_PAGE = HTML / "notebooks" / "ir" / "03-bm25.html"
+
+
+def test_solutions_hidden_until_opened(browser):
+    """A closed solution shows neither its code nor its printed answer; opened, both."""
+    page, outside, errors = open_offline(browser, _SOLUTION_PAGE)
+    try:
+        boxes = page.query_selector_all(".admonition.dropdown")
+        with_cell = [b for b in boxes if b.query_selector(".cell_input")]
+        assert with_cell, "no solution holds its code cell"
+        loose = page.eval_on_selector_all(
+            ".admonition.dropdown + .cell.tag_hide-input", "els => els.length")
+        assert loose == 0, f"{loose} solution cells left outside their dropdown"
+        for box in with_cell[:3]:
+            code, output = box.query_selector(".cell_input pre"), box.query_selector(".cell_output")
+            assert not code.is_visible(), "the closed solution shows its code"
+            assert output is None or not output.is_visible(), "the closed solution shows its answer"
+            box.query_selector(".admonition-title").click()
+            page.wait_for_timeout(300)
+            assert code.is_visible(), "the opened solution does not show its code"
+            assert output is None or output.is_visible(), "the opened solution does not show its answer"
+        assert outside == [] and errors == [], (outside, errors)
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("word", ["bm25", "gaussian", "sigma"])
+def test_search_ranks_chapters_first_without_latex(browser, word):
+    page, outside, errors = open_offline(browser, HTML / "search.html")
+    try:
+        results = _search(page, word)
+        assert results, f"no result for {word!r}"
+        chapters = [i for i, (href, _) in enumerate(results) if href.startswith("notebooks/")]
+        others = [i for i, (href, _) in enumerate(results) if not href.startswith("notebooks/")]
+        assert chapters and (not others or max(chapters) < min(others)), \
+            f"for {word!r} a page of the back matter ranks above a chapter: {[h for h, _ in results[:6]]}"
+        raw = [(href, m.group(0)) for href, summary in results for m in RAW_LATEX.finditer(summary)]
+        assert raw == [], f"search summaries with raw LaTeX for {word!r}: {raw[:5]}"
+        assert outside == [] and errors == [], (outside, errors)
+    finally:
+        page.close()

@@ -1,0 +1,15 @@
+/* Accessible names that match what a sighted reader sees (WCAG 2.5.3, "label in name";
+   axe's label-content-name-mismatch): the theme's search field says "Search Ctrl+K" but
+   is named "Search", and myst-nb's fold buttons say "Show code cell source" but are
+   named "Toggle hidden content". Their aria-label is dropped, so the visible text names
+   them. The colour-mode button is named "Color mode"; its icons' titles (Light, Dark,
+   System Settings) are not its text. */
+document.addEventListener("DOMContentLoaded", function () {
+  "use strict";
+  document.querySelectorAll(".search-button-field[aria-label], details.hide > summary[aria-label]")
+    .forEach(function (el) { if (el.textContent.trim()) el.removeAttribute("aria-label"); });
+  document.querySelectorAll(".theme-switch-button i[title]").forEach(function (icon) {
+    icon.removeAttribute("title");
+    icon.setAttribute("aria-hidden", "true");
+  });
+});

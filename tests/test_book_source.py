@@ -1,0 +1,152 @@
+"""Checks on the book's sources (notebooks and book/*.md) that need no build:
+
+* no wrapped line inside inline or display math starts with a list marker
+  (``* ``, ``+ ``, ``- `` or ``1. ``): Markdown makes it a bullet, and the math around
+  it shows as raw LaTeX;
+* every static figure (a code cell with an image output) carries alt text and a
+  caption in its metadata (``mystnb.image.alt``, ``mystnb.figure.caption``), which
+  myst-nb renders as the image's ``alt`` and a ``<figcaption>``; and a cell has one
+  image at most (myst-nb would give two images the same caption, alt text and name).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").rglob("*.ipynb"))
+NOTEBOOKS = [p for p in NOTEBOOKS if ".ipynb_checkpoints" not in p.parts]
+PAGES = sorted((ROOT / "book").glob("*.md"))
+_MARKER = re.compile(r"[*+-] |\d+[.)] ")
+# A fence of code (```python, ```, ```{code-cell}, ```{math}) holds no Markdown; a
+# directive's fence (```{admonition}) holds Markdown, which is checked.
+_FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\{[\w-]+\})?")
+_VERBATIM = (None, "{code-cell}", "{code-block}", "{code}", "{math}", "{raw}")
+
+
+def _cells(path: Path):
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _source(cell) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def markers_in_math(text: str) -> list[str]:
+    """Lines that start with a list marker while a ``$…$`` or ``$$…$$`` span is open.
+
+    Code fences and inline code spans are skipped; ``\\$`` is a dollar sign, not math.
+    A paragraph break (blank line) closes an inline span, as it does in Markdown. Display
+    math whose ``$$`` opens a line is a block of its own, where such lines are harmless.
+    """
+    found, math, block, fence = [], None, False, None  # math: None, "$" or "$$"
+    for number, line in enumerate(text.split("\n"), start=1):
+        opened = _FENCE.match(line) if math is None else None
+        if opened and fence is None:
+            if opened.group(2) in _VERBATIM:
+                fence = opened.group(1)
+            continue
+        if fence is not None:
+            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                fence = None
+            continue
+        if opened:  # the closing fence of a directive
+            continue
+        if not line.strip() and math is not None and not block:
+            math = None
+        if math is not None and not block and _MARKER.match(line.lstrip()):
+            found.append(f"line {number}: {line.strip()[:70]}")
+        i = 0
+        while i < len(line):
+            c = line[i]
+            if c == "\\":
+                i += 2
+                continue
+            if c == "`" and math is None:
+                end = line.find("`", i + 1)
+                i = len(line) if end < 0 else end + 1
+                continue
+            if c == "$":
+                token = "$$" if line.startswith("$$", i) else "$"
+                if math is None:
+                    math, block = token, token == "$$" and not line[:i].strip()
+                elif math == token:
+                    math, block = None, False
+                i += len(token)
+                continue
+            i += 1
+    return found
+
+
+def test_the_math_check_finds_a_bullet_inside_math():
+    assert markers_in_math("where $a\n+ b$ is") == ["line 2: + b$ is"]
+    assert markers_in_math("so $$x = a\n- b$$ holds") == ["line 2: - b$$ holds"]
+    assert markers_in_math("$$\nx = a\n- b\n$$") == []  # a display block: not a list
+    assert markers_in_math("```{admonition} Solution\n:class: dropdown\n$a\n* b$\n```") == ["line 4: * b$"]
+    assert markers_in_math("a list\n- $x$ first\n- $y$ second") == []
+    assert markers_in_math("costs \\$5 and\n- a bullet") == []
+    assert markers_in_math("```\n$x\n- y\n```") == []
+    assert markers_in_math("`$` sign\n- item") == []
+
+
+def _markdown_sources():
+    for path in NOTEBOOKS:
+        for c, cell in enumerate(_cells(path)):
+            if cell["cell_type"] == "markdown":
+                yield f"{path.relative_to(ROOT)} cell {c}", _source(cell)
+    for path in PAGES:
+        yield str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")
+
+
+def test_no_line_inside_math_starts_with_a_list_marker():
+    bad = [f"{where}, {line}" for where, text in _markdown_sources() for line in markers_in_math(text)]
+    assert not bad, ("a wrapped line inside $…$ starts with a list marker (Markdown makes it a bullet "
+                     "and the math shows raw); re-wrap so the operator ends the previous line:\n"
+                     + "\n".join(bad))
+
+
+def _has_image(cell) -> int:
+    return sum(1 for out in cell.get("outputs", []) if "image/png" in out.get("data", {}))
+
+
+def figure_problems(cells) -> list[str]:
+    """Figure cells without alt text or caption, or with more than one image."""
+    problems = []
+    for c, cell in enumerate(cells):
+        if cell["cell_type"] != "code" or not _has_image(cell):
+            continue
+        mystnb = cell.get("metadata", {}).get("mystnb", {})
+        alt = (mystnb.get("image") or {}).get("alt", "")
+        caption = (mystnb.get("figure") or {}).get("caption", "")
+        lacks = [name for name, value in (("alt text", alt), ("caption", caption)) if not str(value).strip()]
+        if _has_image(cell) > 1:
+            # myst-nb wraps each image output in its own <figure>, with the same caption
+            # and alt text; a figure name then is a duplicate target (a build warning).
+            problems.append(f"cell {c}: {_has_image(cell)} images; one figure per cell (draw them as subplots)")
+        if lacks:
+            problems.append(f"cell {c} (execution count {cell.get('execution_count')}): no {' and no '.join(lacks)}")
+    return problems
+
+
+def test_the_figure_check_accepts_a_described_figure_only():
+    image = {"output_type": "display_data", "data": {"image/png": "iVBOR", "text/plain": "<Figure>"}}
+    described = {"mystnb": {"figure": {"caption": "Recall rises.", "name": "fig-r"},
+                            "image": {"alt": "A line plot of recall against k."}}}
+    cell = {"cell_type": "code", "execution_count": 3, "metadata": described, "outputs": [image]}
+    assert figure_problems([cell]) == []
+    assert figure_problems([{**cell, "metadata": {}}]) == ["cell 0 (execution count 3): no alt text and no caption"]
+    no_alt = {"mystnb": {"figure": described["mystnb"]["figure"], "image": {"alt": " "}}}
+    assert figure_problems([{**cell, "metadata": no_alt}]) == ["cell 0 (execution count 3): no alt text"]
+    assert len(figure_problems([{**cell, "outputs": [image, image]}])) == 1
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_figure_has_alt_text_and_a_caption(path):
+    missing = figure_problems(_cells(path))
+    assert not missing, ("figures without alt text or caption (set metadata.mystnb.image.alt and "
+                         "metadata.mystnb.figure.caption):\n" + "\n".join(missing))
