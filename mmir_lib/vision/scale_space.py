@@ -128,8 +128,10 @@ def find_blobs(image: object, sigmas: object, threshold: float = 0.05, bright: b
     Returns
     -------
     (m, 3) float64 rows (y, x, σ), as skimage.feature.blob_log returns them (before it
-    prunes overlapping blobs); the blob's radius is about √2 σ.
+    prunes overlapping blobs); the blob's radius is about √2 σ. ``threshold`` is on the
+    scale of intensities in [0, 1]: an integer image is scaled by its dtype's range first.
     """
+    image = check_image("image", image, channels=False, unit=True)
     if not isinstance(bright, (bool, np.bool_)):
         raise TypeError(f"bright must be True or False, got {type(bright).__name__}")
     sigmas = _check_sigmas(sigmas)

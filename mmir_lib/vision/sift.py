@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..validation import check_array, check_bool, check_count, check_number
+from ..validation import check_array, check_bool, check_count, check_number, describe
 from .derivatives import gaussian_filter
 from .images import check_image
 from .scale_space import local_maxima_3d
@@ -81,8 +81,20 @@ class Keypoints:
         return len(self.sigma)
 
     def take(self, index: object) -> "Keypoints":
-        """The keypoints at ``index`` (a boolean mask or integer positions)."""
+        """The keypoints at ``index`` (a boolean mask of length n or integer positions in [−n, n))."""
+        if isinstance(index, (str, bytes, dict)) or index is None:
+            raise TypeError(f"index must be a boolean mask or integer positions, got {describe(index)}")
         index = np.asarray(index)
+        if index.dtype.kind == "b":
+            if index.shape != (len(self),):
+                raise ValueError(f"index as a boolean mask must have shape ({len(self)},), got {index.shape}")
+        elif index.dtype.kind in "iu" or index.size == 0:
+            index = index.astype(np.int64)
+            if index.size and (index.min() < -len(self) or index.max() >= len(self)):
+                raise ValueError(f"index must hold positions in [-{len(self)}, {len(self)}) for {len(self)} "
+                                 f"keypoints, found {index.min() if index.min() < -len(self) else index.max()}")
+        else:
+            raise TypeError(f"index must be a boolean mask or integer positions, got dtype {index.dtype}")
         return Keypoints(*(getattr(self, f)[index] for f in self.__dataclass_fields__))
 
     @classmethod
@@ -141,18 +153,24 @@ def sift_pyramid(image: object, sigma0: float = 1.6, scales: int = 3, double: bo
 
     Octaves are added while the smaller side has at least ``min_size`` pixels.
     """
-    image = check_image("image", image, channels=False)
+    image = check_image("image", image, channels=False, unit=True)  # uint8 0..255 -> [0, 1]
     sigma0 = check_number("sigma0", sigma0, low=0.6, high=10.0)
     scales = check_count("scales", scales, low=1, high=10)
     double = check_bool("double", double)
     min_size = check_count("min_size", min_size, low=2 * BORDER + 3)
     if min(image.shape) < min_size:
         raise ValueError(f"image must be at least {min_size} pixels on each side, got shape {image.shape}")
-    base = _double(image) if double else image
     blur = 1.0 if double else 0.5  # the blur the base already has, in its own pixels
-    base = gaussian_filter(base, np.sqrt(max(sigma0**2 - blur**2, 0.01)))
+    first = np.sqrt(max(sigma0**2 - blur**2, 0.01))
     k = 2.0 ** (1.0 / scales)
     increments = [sigma0 * np.sqrt(k ** (2 * i) - k ** (2 * i - 2)) for i in range(1, scales + 3)]
+    widest = max(first, *increments)
+    reach = int(4 * widest + 0.5)  # the radius of the widest blur's kernel
+    if reach > min_size - 1:  # a mirror at an octave's border supplies min_size - 1 pixels
+        raise ValueError(f"sigma0 = {sigma0:g} and min_size = {min_size}: the widest blur (σ = {widest:.3g}) "
+                         f"reaches {reach} pixels, so octaves need at least {reach + 1} pixels on each side; "
+                         "raise min_size or lower sigma0")
+    base = gaussian_filter(_double(image) if double else image, first)
     gaussians, dogs = [], []
     while min(base.shape) >= min_size:
         stack = np.empty((scales + 3,) + base.shape)
@@ -375,7 +393,7 @@ def describe_keypoints(pyramid: SiftPyramid, keypoints: Keypoints, clamp: float 
         np.put_along_axis(votes, lower[..., None], (magnitude * (1 - upper_share))[..., None], axis=2)
         np.put_along_axis(votes, ((lower + 1) % DIRECTION_BINS)[..., None], (magnitude * upper_share)[..., None], axis=2)
         descriptors[members] = np.matmul(votes.transpose(0, 2, 1), spatial).transpose(0, 2, 1)
-    vectors = descriptors.reshape(len(keypoints), -1)  # (n, 128): cell-major, 8 directions per cell
+    vectors = descriptors.reshape(len(keypoints), CELLS * CELLS * DIRECTION_BINS)  # (n, 128): cell-major, 8 directions per cell
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     vectors = np.minimum(vectors, clamp)
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
@@ -386,7 +404,9 @@ def describe_keypoints(pyramid: SiftPyramid, keypoints: Keypoints, clamp: float 
 
 def sift_features(image: object, contrast_threshold: float = 0.04, edge_ratio: float = 10.0, peak_ratio: float = 0.8,
          double: bool = True) -> tuple[Keypoints, np.ndarray]:
-    """Keypoints and (n, 128) uint8 descriptors of a grey image in [0, 1]: steps 1–5."""
+    """Keypoints and (n, 128) uint8 descriptors of a grey image in [0, 1] (an integer
+    image is scaled by its dtype's range): steps 1–5. A featureless image gives no
+    keypoints and a (0, 128) array."""
     pyramid = sift_pyramid(image, double=double)
     keypoints = assign_orientations(pyramid, detect_keypoints(pyramid, contrast_threshold, edge_ratio), peak_ratio)
     return keypoints, describe_keypoints(pyramid, keypoints)
