@@ -46,3 +46,111 @@ def test_bad_value_is_refused_clearly(case, argument, tmp_path, monkeypatch):
         if kind not in ("clear", "accepted"):
             findings.append(f"{argument}={bad_name}: {kind} ({detail[:200]})")
     assert not findings, f"{case.name}:\n" + "\n".join(findings)
+
+
+# ---- Classes of bad input a sweep of ~1,700 values found (issue 15, section 6) ----------
+# Each huge request must be refused at the door, before any allocation: the calls below
+# would ask for terabytes, so a pass proves the check comes first.
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from mmir_lib import validation  # noqa: E402
+
+
+def test_check_memory_names_the_argument_and_the_bytes():
+    assert validation.check_memory("shape", 1000) == 1000
+    with pytest.raises(ValueError, match=r"^sigma asks for an array of 1000000000000 elements \(8 TB\)"):
+        validation.check_memory("sigma", 10**12)
+    assert validation.check_memory("n", validation.MEMORY_LIMIT // 8) == validation.MEMORY_LIMIT // 8
+    with pytest.raises(ValueError, match="n asks"):
+        validation.check_memory("n", validation.MEMORY_LIMIT // 8 + 1)
+
+
+@pytest.mark.parametrize("call, argument", [
+    (lambda: __import__("mmir_lib.vision.kernels", fromlist=["x"]).gaussian_kernel_2d(1e4, truncate=100), "sigma"),
+    (lambda: __import__("mmir_lib.vision.derivatives", fromlist=["x"]).gaussian_filter(
+        np.zeros((8, 8)), 1e4, mode="extend"), "sigma"),
+    (lambda: __import__("mmir_lib.vision.derivatives", fromlist=["x"]).gaussian_gradient(
+        np.zeros((8, 8)), 1e4, mode="zero"), "sigma"),
+    (lambda: __import__("mmir_lib.vision.edges", fromlist=["x"]).laplacian_of_gaussian(
+        np.zeros((8, 8)), 5e3, mode="extend"), "sigma"),
+    (lambda: __import__("mmir_lib.vision.edges", fromlist=["x"]).canny(np.zeros((8, 8)), sigma=1e4), "sigma"),
+    (lambda: __import__("mmir_lib.vision.filters", fromlist=["x"]).correlate1d(
+        np.zeros((8, 8)), np.ones(100_001), mode="extend"), "kernel"),
+    (lambda: __import__("mmir_lib.vision.transforms", fromlist=["x"]).warp(
+        np.zeros((8, 8)), np.eye(3), shape=(10**6, 10**6)), "shape"),
+    (lambda: __import__("mmir_lib.lm.word2vec", fromlist=["x"]).noise_table(np.ones(4) / 4, size=10**9), "size"),
+    (lambda: __import__("mmir_lib.lm.word2vec", fromlist=["x"]).SkipGram(10**9, 300), "vocab_size"),
+    (lambda: __import__("mmir_lib.lm.glove", fromlist=["x"]).GloVe(10**6, 10**4), "dim"),
+    (lambda: __import__("mmir_lib.lm.neural", fromlist=["x"]).NeuralNGram(10**8, 3, 100, 100), "vocab_size"),
+    (lambda: __import__("mmir_lib.lm.neural", fromlist=["x"]).BigramLM(10**5), "vocab_size"),
+    (lambda: __import__("mmir_lib.lm.ngram", fromlist=["x"]).Uniform(10**15), "vocab_size"),
+    (lambda: __import__("mmir_lib.lm.vectors", fromlist=["x"]).term_term_matrix([[0, 1]], 10**12), "vocab_size"),
+    (lambda: __import__("mmir_lib.lm.vectors", fromlist=["x"]).term_document_matrix([[0, 1]], 10**12), "vocab_size"),
+    (lambda: __import__("mmir_lib.vision.lsh", fromlist=["x"]).LSHIndex(np.zeros((10**4, 2)), 10_000, 1000), "n_tables"),
+], ids=["kernel_2d", "gaussian_filter", "gaussian_gradient", "log", "canny", "correlate1d", "warp", "noise_table",
+        "skipgram", "glove", "neural", "bigram", "uniform", "term_term", "term_document", "lsh"])
+def test_huge_sizes_are_refused_before_allocating(call, argument):
+    with pytest.raises(ValueError, match=rf"{argument}.*asks for an array of \d+ elements"):
+        call()
+
+
+def test_featureless_and_tiny_images_in_sift():
+    from mmir_lib.vision import sift
+    for image in (np.full((64, 64), 0.5), np.zeros((16, 16))):
+        keypoints, descriptors = sift.sift_features(image)
+        assert len(keypoints) == 0 and keypoints.xy.shape == (0, 2)
+        assert descriptors.shape == (0, 128) and descriptors.dtype == np.uint8
+    with pytest.raises(ValueError, match="image must be at least 16 pixels"):
+        sift.sift_features(np.zeros((5, 40)))
+    with pytest.raises(ValueError, match="sigma0 = 10 and min_size = 16"):
+        sift.sift_pyramid(np.zeros((32, 32)), sigma0=10)
+
+
+def test_keypoint_positions_out_of_range_are_refused():
+    from mmir_lib.vision import sift
+    from mmir_lib.vision.images import load_photo
+    keypoints, _ = sift.sift_features(load_photo("camera")[100:228, 200:328])
+    n = len(keypoints)
+    assert n > 2 and len(keypoints.take([0, -1])) == 2 and len(keypoints.take(np.arange(n) % 2 == 0)) == (n + 1) // 2
+    for bad, error in (([n], ValueError), ([-n - 1], ValueError), (np.ones(n + 1, bool), ValueError),
+                       ([0.5], TypeError), ("0", TypeError)):
+        with pytest.raises(error, match="index"):
+            keypoints.take(bad)
+
+
+def test_uint8_images_mean_the_same_as_floats_in_unit_range():
+    from mmir_lib.vision import edges, scale_space, sift
+    from mmir_lib.vision.images import load_photo
+    image = np.round(load_photo("camera")[100:228, 200:328] * 255).astype(np.uint8)
+    scaled = image / 255.0
+    canny_u8 = edges.canny(image, sigma=1.5, low=0.05, high=0.1)
+    assert canny_u8.any() and not canny_u8.all()
+    assert np.array_equal(canny_u8, edges.canny(scaled, sigma=1.5, low=0.05, high=0.1))
+    blobs = scale_space.find_blobs(image, [2.0, 3.0, 4.5], threshold=0.05)
+    assert len(blobs) and np.allclose(blobs, scale_space.find_blobs(scaled, [2.0, 3.0, 4.5], threshold=0.05))
+    k8, d8 = sift.sift_features(image)
+    kf, df = sift.sift_features(scaled)
+    assert len(k8) == len(kf) > 0 and np.allclose(k8.xy, kf.xy) and np.array_equal(d8, df)
+
+
+def test_training_with_another_models_optimiser_is_refused():
+    from mmir_lib.training import train
+    model, other = torch.nn.Linear(2, 1), torch.nn.Linear(2, 1)
+    batches = [(torch.ones(4, 2), torch.zeros(4, 1))]
+    loss = lambda m, batch: torch.nn.functional.mse_loss(m(batch[0]), batch[1])  # noqa: E731
+    with pytest.raises(ValueError, match="optimizer must be built over the model's trainable parameters"):
+        train(model, loss, batches, torch.optim.SGD(other.parameters(), lr=0.1))
+
+
+def test_truncated_svd_of_a_zero_or_rank_deficient_matrix():
+    import scipy.sparse as sp
+
+    from mmir_lib.lm.vectors import truncated_svd
+    for method in ("arpack", "randomized"):
+        with pytest.raises(ValueError, match="matrix must have a nonzero entry"):
+            truncated_svd(sp.csr_matrix((6, 5)), 2, method=method)
+        rank_one = np.outer(np.arange(6.0), np.arange(1.0, 6.0))
+        vectors = truncated_svd(sp.csr_matrix(rank_one), 2, method=method)
+        assert np.allclose(np.abs(vectors[:, 0]), np.linalg.norm(rank_one, axis=1)) and np.allclose(vectors[:, 1], 0)

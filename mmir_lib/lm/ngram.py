@@ -83,7 +83,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..validation import MAX_INT, check_array, check_choice, check_count, check_instance, check_number, check_optional
+from ..validation import MAX_INT, check_array, check_choice, check_count, check_instance, check_memory, check_number, check_optional
 
 __all__ = [
     "NGramCounts", "count_ngrams", "ngram_windows",
@@ -259,6 +259,7 @@ class _NGramModel:
     checked arguments, 0 ≤ L ≤ order − 1."""
 
     def __init__(self, vocab_size: int, order: int):
+        check_memory("vocab_size", vocab_size)  # next_distribution's (V,) float64
         self.vocab_size, self.order = vocab_size, order
 
     def _prob(self, context: np.ndarray, word: np.ndarray) -> np.ndarray:
