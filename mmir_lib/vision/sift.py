@@ -82,9 +82,15 @@ class Keypoints:
 
     def take(self, index: object) -> "Keypoints":
         """The keypoints at ``index`` (a boolean mask of length n or integer positions in [−n, n))."""
+        wanted = "a boolean mask or a list of integer positions"
         if isinstance(index, (str, bytes, dict)) or index is None:
-            raise TypeError(f"index must be a boolean mask or integer positions, got {describe(index)}")
-        index = np.asarray(index)
+            raise TypeError(f"index must be {wanted}, got {describe(index)}")
+        try:
+            index = np.asarray(index)
+        except ValueError:  # a ragged list
+            raise TypeError(f"index must be {wanted}, got {describe(index)}") from None
+        if index.ndim != 1:
+            raise ValueError(f"index must be {wanted} (1-dimensional), got shape {index.shape}")
         if index.dtype.kind == "b":
             if index.shape != (len(self),):
                 raise ValueError(f"index as a boolean mask must have shape ({len(self)},), got {index.shape}")
@@ -94,7 +100,7 @@ class Keypoints:
                 raise ValueError(f"index must hold positions in [-{len(self)}, {len(self)}) for {len(self)} "
                                  f"keypoints, found {index.min() if index.min() < -len(self) else index.max()}")
         else:
-            raise TypeError(f"index must be a boolean mask or integer positions, got dtype {index.dtype}")
+            raise TypeError(f"index must be {wanted}, got dtype {index.dtype}")
         return Keypoints(*(getattr(self, f)[index] for f in self.__dataclass_fields__))
 
     @classmethod
@@ -164,12 +170,16 @@ def sift_pyramid(image: object, sigma0: float = 1.6, scales: int = 3, double: bo
     first = np.sqrt(max(sigma0**2 - blur**2, 0.01))
     k = 2.0 ** (1.0 / scales)
     increments = [sigma0 * np.sqrt(k ** (2 * i) - k ** (2 * i - 2)) for i in range(1, scales + 3)]
-    widest = max(first, *increments)
-    reach = int(4 * widest + 0.5)  # the radius of the widest blur's kernel
-    if reach > min_size - 1:  # a mirror at an octave's border supplies min_size - 1 pixels
-        raise ValueError(f"sigma0 = {sigma0:g} and min_size = {min_size}: the widest blur (σ = {widest:.3g}) "
-                         f"reaches {reach} pixels, so octaves need at least {reach + 1} pixels on each side; "
-                         "raise min_size or lower sigma0")
+    side = 2 * min(image.shape) - 1 if double else min(image.shape)
+    smallest = side
+    while (smallest + 1) // 2 >= min_size:  # the smallest octave's side: halved (rounding up) while >= min_size
+        smallest = (smallest + 1) // 2
+    for sigma, pixels in ((first, side), (max(increments), smallest)):
+        reach = int(4 * sigma + 0.5)  # the radius of the blur's kernel, which a mirror supplies from pixels − 1
+        if reach > pixels - 1:
+            raise ValueError(f"sigma0 = {sigma0:g} and min_size = {min_size}: a blur of σ = {sigma:.3g} reaches "
+                             f"{reach} pixels, but an octave of this image has only {pixels} on its smaller side; "
+                             "raise min_size or lower sigma0")
     base = gaussian_filter(_double(image) if double else image, first)
     gaussians, dogs = [], []
     while min(base.shape) >= min_size:
