@@ -89,8 +89,15 @@ def test_check_memory_names_the_argument_and_the_bytes():
     (lambda: __import__("mmir_lib.lm.vectors", fromlist=["x"]).term_term_matrix([[0, 1]], 10**12), "vocab_size"),
     (lambda: __import__("mmir_lib.lm.vectors", fromlist=["x"]).term_document_matrix([[0, 1]], 10**12), "vocab_size"),
     (lambda: __import__("mmir_lib.vision.lsh", fromlist=["x"]).LSHIndex(np.zeros((10**4, 2)), 10_000, 1000), "n_tables"),
+    (lambda: __import__("mmir_lib.vision.bovw", fromlist=["x"]).word_histogram([0, 1], 10**9), "vocabulary_size"),
+    (lambda: __import__("mmir_lib.ir.links", fromlist=["x"]).adjacency_matrix([0], [1], num_nodes=10**12), "num_nodes"),
+    (lambda: __import__("mmir_lib.lm.ngram", fromlist=["x"]).ngram_windows([0, 1], 10**12, pad=0), "order"),
+    (lambda: __import__("mmir_lib.lm.word2vec", fromlist=["x"]).cbow_windows(
+        [np.array([0, 1, 2])], 3, 10**9, np.random.default_rng(0)), "window"),
+    (lambda: __import__("mmir_lib.lm.word2vec", fromlist=["x"]).train_word2vec([np.array([0, 1, 2])], 10**9), "vocab_size"),
 ], ids=["kernel_2d", "gaussian_filter", "gaussian_gradient", "log", "canny", "correlate1d", "warp", "noise_table",
-        "skipgram", "glove", "neural", "bigram", "uniform", "term_term", "term_document", "lsh"])
+        "skipgram", "glove", "neural", "bigram", "uniform", "term_term", "term_document", "lsh", "word_histogram",
+        "adjacency_matrix", "ngram_windows", "cbow_windows", "train_word2vec"])
 def test_huge_sizes_are_refused_before_allocating(call, argument):
     with pytest.raises(ValueError, match=rf"{argument}.*asks for an array of \d+ elements"):
         call()
@@ -102,7 +109,7 @@ def test_featureless_and_tiny_images_in_sift():
         keypoints, descriptors = sift.sift_features(image)
         assert len(keypoints) == 0 and keypoints.xy.shape == (0, 2)
         assert descriptors.shape == (0, 128) and descriptors.dtype == np.uint8
-    with pytest.raises(ValueError, match="image must be at least 16 pixels"):
+    with pytest.raises(ValueError, match="image must be at least min_size = 16 pixels"):
         sift.sift_features(np.zeros((5, 40)))
     with pytest.raises(ValueError, match="sigma0 = 10 and min_size = 16: a blur of"):
         sift.sift_pyramid(np.zeros((32, 32)), sigma0=10)
@@ -154,3 +161,18 @@ def test_truncated_svd_of_a_zero_or_rank_deficient_matrix():
         rank_one = np.outer(np.arange(6.0), np.arange(1.0, 6.0))
         vectors = truncated_svd(sp.csr_matrix(rank_one), 2, method=method)
         assert np.allclose(np.abs(vectors[:, 0]), np.linalg.norm(rank_one, axis=1)) and np.allclose(vectors[:, 1], 0)
+
+
+def test_counts_of_a_huge_order_are_refused_not_computed():
+    from mmir_lib.lm.ngram import count_ngrams
+    with pytest.raises(ValueError, match="order must be <= 64"):  # 5**(10**9) alone took minutes
+        count_ngrams([np.array([0, 1, 2])], 10**9, 5)
+    with pytest.raises(ValueError, match="order 30 is too high for vocab_size 5"):
+        count_ngrams([np.array([0, 1, 2])], 30, 5)
+
+
+def test_a_lightgbm_setting_it_refuses_is_a_clear_error():
+    from mmir_lib.ir import ltr
+    X, y, qids = np.arange(10.0).reshape(5, 2), np.array([0, 1, 2, 0, 1]), ["a", "a", "a", "b", "b"]
+    with pytest.raises(ValueError, match=r"^params: LightGBM refused a setting: .*min_data_in_leaf"):
+        ltr.train_lambdamart(X, y, qids, num_boost_round=2, min_data_in_leaf=10**12)

@@ -196,7 +196,9 @@ def cbow_windows(sequences: Sequence, vocab_size: int, window: int, rng: np.rand
     vocab_size = check_count("vocab_size", vocab_size, low=1)
     sequences = _check_sequences("sequences", sequences, vocab_size)
     window = check_count("window", window, low=1)
-    return _cbow_windows(*_flatten(sequences), window, _check_rng(rng))
+    ids, owner = _flatten(sequences)
+    check_memory("window", 2 * window * len(ids), itemsize=4 * 8)  # four (n, 2L) int64 arrays at once
+    return _cbow_windows(ids, owner, window, _check_rng(rng))
 
 
 def noise_table(noise: object, size: int = 1_000_000) -> np.ndarray:
@@ -349,6 +351,7 @@ def train_word2vec(sequences: Sequence, vocab_size: int, *, architecture: str = 
     sequences = _check_sequences("sequences", sequences, vocab_size)
     check_choice("architecture", architecture, ARCHITECTURES)
     dim = check_count("dim", dim, low=1, high=10_000)
+    check_memory("vocab_size × dim", 2 * vocab_size * dim, itemsize=4)  # W and C, float32
     window = check_count("window", window, low=1, high=1_000)
     negatives = check_count("negatives", negatives, low=1, high=1_000)
     epochs = check_count("epochs", epochs, low=1, high=10_000)

@@ -165,7 +165,7 @@ def sift_pyramid(image: object, sigma0: float = 1.6, scales: int = 3, double: bo
     double = check_bool("double", double)
     min_size = check_count("min_size", min_size, low=2 * BORDER + 3)
     if min(image.shape) < min_size:
-        raise ValueError(f"image must be at least {min_size} pixels on each side, got shape {image.shape}")
+        raise ValueError(f"image must be at least min_size = {min_size} pixels on each side, got shape {image.shape}")
     blur = 1.0 if double else 0.5  # the blur the base already has, in its own pixels
     first = np.sqrt(max(sigma0**2 - blur**2, 0.01))
     k = 2.0 ** (1.0 / scales)
