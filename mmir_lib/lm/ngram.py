@@ -83,7 +83,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..validation import MAX_INT, check_array, check_choice, check_count, check_instance, check_memory, check_number, check_optional
+from ..validation import (MAX_INT, check_array, check_choice, check_count, check_instance, check_memory, check_number,
+                          check_optional)
 
 __all__ = [
     "NGramCounts", "count_ngrams", "ngram_windows",

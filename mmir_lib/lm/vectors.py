@@ -65,7 +65,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import svds
 
 from ..ir.ranking import top_k
-from ..validation import check_array, check_choice, check_count, check_list, check_memory, check_number, check_str, describe
+from ..validation import (check_array, check_choice, check_count, check_list, check_memory, check_number, check_str,
+                          describe)
 
 __all__ = [
     "word_ids",

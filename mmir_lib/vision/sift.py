@@ -403,7 +403,8 @@ def describe_keypoints(pyramid: SiftPyramid, keypoints: Keypoints, clamp: float 
         np.put_along_axis(votes, lower[..., None], (magnitude * (1 - upper_share))[..., None], axis=2)
         np.put_along_axis(votes, ((lower + 1) % DIRECTION_BINS)[..., None], (magnitude * upper_share)[..., None], axis=2)
         descriptors[members] = np.matmul(votes.transpose(0, 2, 1), spatial).transpose(0, 2, 1)
-    vectors = descriptors.reshape(len(keypoints), CELLS * CELLS * DIRECTION_BINS)  # (n, 128): cell-major, 8 directions per cell
+    # (n, 128): cell-major, 8 directions per cell (spelled out, so that n = 0 reshapes too)
+    vectors = descriptors.reshape(len(keypoints), CELLS * CELLS * DIRECTION_BINS)
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     vectors = np.minimum(vectors, clamp)
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)

@@ -11,7 +11,8 @@ KERNEL = np.arange(9.0).reshape(3, 3) / 36
 
 CASES = [
     Case(images.check_image, dict(name="image", image=IMAGE, channels=None, unit=False),
-         accepts={"image": {"matrix"}, "channels": {"none"}, "unit": {"bool"}}, skip={"name": "the argument name used in messages; any str"}),
+         accepts={"image": {"matrix"}, "channels": {"none"}, "unit": {"bool"}},
+         skip={"name": "the argument name used in messages; any str"}),
     Case(images.to_float, dict(image=IMAGE), accepts={"image": {"matrix"}}),
     Case(images.to_uint8, dict(image=IMAGE), accepts={"image": {"matrix"}}),
     Case(images.load_photo, dict(name="coins", gray=True), accepts={"gray": {"bool"}}),
