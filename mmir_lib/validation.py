@@ -14,6 +14,11 @@ functions, before any work is done. Each check
   count, ``np.float32(0.5)`` a number) and rejects ``bool`` (and ``np.bool_``) where a
   number is meant: ``k1=True`` is a mistake, not 1.
 
+A size that passes its own check can still ask for more memory than a machine has (a
+Gaussian of σ = 10⁴ on a small image, a warp to 10⁶ × 10⁶ pixels, an embedding of
+10⁹ words): :func:`check_memory` refuses an array over :data:`MEMORY_LIMIT` at the
+door, naming the argument that makes it and the bytes it would take.
+
 The chapters' code listings (:mod:`mmir_lib.listing`) leave out the calls to these
 functions, so that a listing shows the algorithm, not its guard rails.
 

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 import torch
 
 from mmir_lib import validation
-from mmir_lib.ir import links, ltr
+from mmir_lib.ir import links
 from mmir_lib.lm import glove, neural, ngram, vectors, word2vec
 from mmir_lib.training import train
 from mmir_lib.vision import bovw, derivatives, edges, filters, kernels, lsh, scale_space, sift, transforms
@@ -163,8 +163,3 @@ def test_counts_of_a_huge_order_are_refused_not_computed():
     with pytest.raises(ValueError, match="order 30 is too high for vocab_size 5"):
         ngram.count_ngrams([np.array([0, 1, 2])], 30, 5)
 
-
-def test_a_lightgbm_setting_it_refuses_is_a_clear_error():
-    X, y, qids = np.arange(10.0).reshape(5, 2), np.array([0, 1, 2, 0, 1]), ["a", "a", "a", "b", "b"]
-    with pytest.raises(ValueError, match=r"^params: LightGBM refused a setting: .*min_data_in_leaf"):
-        ltr.train_lambdamart(X, y, qids, num_boost_round=2, min_data_in_leaf=10**12)

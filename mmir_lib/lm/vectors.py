@@ -450,10 +450,10 @@ def truncated_svd(matrix: object, dim: int, power: float = 1.0, method: str = "a
     check_choice("method", method, SVD_METHODS)
     iterations = check_count("iterations", iterations, high=100)
     seed = check_count("seed", seed, high=2**32 - 1)
-    matrix = matrix.astype(np.float64)
     if not (matrix.count_nonzero() if sp.issparse(matrix) else np.count_nonzero(matrix)):
         raise ValueError(f"matrix must have a nonzero entry: an all-zero matrix {matrix.shape} has no "
                          "singular directions to keep (ARPACK cannot even start on it)")
+    matrix = matrix.astype(np.float64)
     rng = np.random.default_rng(seed)
     if method == "randomized":
         u, s = _randomized_svd(matrix, dim, iterations, rng)

@@ -24,9 +24,10 @@ import numpy as np
 import scipy.ndimage
 
 from ..validation import check_number
-from .derivatives import gaussian_filter, gradient, gradient_polar, image_gaussian
+from .derivatives import check_gaussian_sigma, gaussian_filter, gradient, gradient_polar
 from .filters import separable_filter
 from .images import check_image
+from .kernels import gaussian_kernel
 
 __all__ = ["non_maximum_suppression", "hysteresis", "canny", "laplacian_of_gaussian", "zero_crossings"]
 
@@ -95,8 +96,8 @@ def laplacian_of_gaussian(image: object, sigma: float, mode: str = "mirror") -> 
     """∇²(G_σ ∗ f) = (∂²G/∂x²) ∗ f + (∂²G/∂y²) ∗ f, each term separable:
     G''(t) = (t² − σ²) / σ⁴ · G(t) along one axis and G across. Same shape as the image."""
     image = check_image("image", image, channels=False)
-    g = image_gaussian(image, sigma, mode)
-    sigma = float(sigma)
+    sigma = check_gaussian_sigma(image, sigma, mode)
+    g = gaussian_kernel(sigma)
     t = np.arange(len(g)) - len(g) // 2
     g2 = (t**2 - sigma**2) / sigma**4 * g  # symmetric: correlation = convolution
     return separable_filter(image, g, g2, mode) + separable_filter(image, g2, g, mode)
