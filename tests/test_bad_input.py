@@ -163,3 +163,25 @@ def test_counts_of_a_huge_order_are_refused_not_computed():
     with pytest.raises(ValueError, match="order 30 is too high for vocab_size 5"):
         ngram.count_ngrams([np.array([0, 1, 2])], 30, 5)
 
+
+
+def test_a_gaussian_wider_than_a_mirror_can_supply_names_its_argument():
+    small = np.zeros((8, 8))
+    for function in (scale_space.gaussian_scale_space, scale_space.normalized_laplacian,
+                     scale_space.difference_of_gaussians, scale_space.find_blobs):
+        with pytest.raises(ValueError, match=r"^sigmas: a kernel of shape \(4001, 4001\) reaches further"):
+            function(small, [1.0, 500.0])
+    with pytest.raises(ValueError, match=r"^sigma: a kernel of shape \(41, 41\) reaches further"):
+        derivatives.gaussian_filter(small, 5.0)
+    assert derivatives.gaussian_filter(small, 5.0, mode="extend").shape == (8, 8)  # extend reaches any distance
+
+
+def test_a_kernel_longer_than_the_image_filters_without_a_huge_band():
+    # the band of correlate1d has as many rows as there are output lines (here 40), not
+    # one per kernel tap (16,001): a σ of 2,000 on a small image agrees with scipy at once
+    import scipy.ndimage
+
+    image = np.random.default_rng(0).random((40, 60))
+    smoothed = derivatives.gaussian_filter(image, 2000.0, mode="extend")
+    assert np.allclose(smoothed, scipy.ndimage.gaussian_filter(image, 2000.0, mode="nearest"), atol=1e-12)
+    assert not edges.canny(image, sigma=1000.0).any()  # smoothed flat: no edges, and no hang

@@ -35,16 +35,17 @@ GRADIENT_OPERATORS = {
 }
 
 
-def check_gaussian_sigma(image: np.ndarray, sigma: object, mode: object, truncate: object = 4.0) -> float:
+def check_gaussian_sigma(image: np.ndarray, sigma: object, mode: object, truncate: object = 4.0, *,
+                         name: str = "sigma") -> float:
     """σ of a Gaussian to filter ``image`` with in ``mode``, checked at the door (returned
     as a float): a σ so large that its kernel of length 2r + 1, r = ⌊truncate · σ + 1/2⌋,
     cannot be applied (a mirror cannot supply it, or it would exceed the memory limit) is
-    refused naming ``sigma``, before the kernel is made."""
+    refused naming ``name`` (the argument that gave σ), before the kernel is made."""
     check_choice("mode", mode, BORDER_MODES)
-    sigma = check_number("sigma", sigma, low=0.0, low_open=True, high=1e4)
+    sigma = check_number(name, sigma, low=0.0, low_open=True, high=1e4)
     truncate = check_number("truncate", truncate, low=0.0, low_open=True, high=100.0)
     length = 2 * int(truncate * sigma + 0.5) + 1
-    check_kernel_size("sigma", (length, length), image, mode)
+    check_kernel_size(name, (length, length), image, mode)
     return sigma
 
 

@@ -80,8 +80,9 @@ def _check_kernel(kernel: object, image: np.ndarray, mode: str) -> np.ndarray:
 def check_kernel_size(name: str, shape: tuple[int, int], image: np.ndarray, mode: str) -> None:
     """A kernel of ``shape`` (odd sizes) fits the image in ``mode``: in "valid" mode it is
     no larger than the image, a mirror cannot reach further beyond the border than the
-    image is wide, and the band matrix of :func:`correlate1d` (about m × 2m for a kernel
-    of length m) fits the memory limit; ``name`` is the argument that made the kernel
+    image is wide, and the band matrix of :func:`correlate1d` (b × (b + m − 1) for a
+    kernel of length m, with b = m output lines per block, fewer if the image has fewer)
+    fits the memory limit; ``name`` is the argument that made the kernel
     (``kernel``, or ``sigma`` for a Gaussian)."""
     if any(size % 2 == 0 for size in shape):
         raise ValueError(f"{name} must have odd sizes (a centre pixel), got shape {tuple(shape)}")
@@ -93,8 +94,8 @@ def check_kernel_size(name: str, shape: tuple[int, int], image: np.ndarray, mode
     if reach is not None and any(k // 2 > n - reach for k, n in zip(shape, image.shape)):
         raise ValueError(f"{name}: a kernel of shape {tuple(shape)} reaches further beyond the border than "
                          f"the image {image.shape[:2]} can supply in mode {mode!r}; use 'zero' or 'extend'")
-    for m in shape:
-        block = max(16, m)
+    for m, n in zip(shape, image.shape):
+        block = max(16, min(m, n))  # as _filter_lines: output lines per block
         check_memory(name, block * (block + m - 1))
 
 
@@ -180,7 +181,7 @@ def _filter_lines(lines: np.ndarray, kernel: np.ndarray, mode: str, cval: float,
     padded is ``lines`` extended by r = m // 2 lines at each end as ``mode`` says."""
     m = len(kernel)
     source = _source_lines(lines.shape[0], m // 2, mode)
-    block = max(16, m)
+    block = max(16, min(m, len(out)))  # output lines per product (no more than there are)
     band = np.zeros((block, block + m - 1))  # band[i, i + k] = K[k]
     for k, weight in enumerate(kernel):
         band[np.arange(block), np.arange(block) + k] = weight
