@@ -78,11 +78,7 @@ def test_check_memory_names_the_argument_and_the_bytes():
 
 @pytest.mark.parametrize("call, argument", [
     (lambda: kernels.gaussian_kernel_2d(1e4, truncate=100), "sigma"),
-    (lambda: derivatives.gaussian_filter(np.zeros((8, 8)), 1e4, mode="extend"), "sigma"),
-    (lambda: derivatives.gaussian_gradient(np.zeros((8, 8)), 1e4, mode="zero"), "sigma"),
-    (lambda: edges.laplacian_of_gaussian(np.zeros((8, 8)), 5e3, mode="extend"), "sigma"),
-    (lambda: edges.canny(np.zeros((8, 8)), sigma=1e4), "sigma"),
-    (lambda: filters.correlate1d(np.zeros((8, 8)), np.ones(100_001), mode="extend"), "kernel"),
+    (lambda: filters.correlate1d(np.broadcast_to(0.0, (30_000, 3)), np.ones(20_001), mode="extend"), "kernel"),
     (lambda: transforms.warp(np.zeros((8, 8)), np.eye(3), shape=(10**6, 10**6)), "shape"),
     (lambda: word2vec.noise_table(np.ones(4) / 4, size=10**9), "size"),
     (lambda: word2vec.SkipGram(10**9, 300), "vocab_size"),
@@ -98,7 +94,7 @@ def test_check_memory_names_the_argument_and_the_bytes():
     (lambda: ngram.ngram_windows([0, 1], 10**12, pad=0), "order"),
     (lambda: word2vec.cbow_windows([np.array([0, 1, 2])], 3, 10**9, np.random.default_rng(0)), "window"),
     (lambda: word2vec.train_word2vec([np.array([0, 1, 2])], 10**9), "vocab_size"),
-], ids=["kernel_2d", "gaussian_filter", "gaussian_gradient", "log", "canny", "correlate1d", "warp", "noise_table",
+], ids=["kernel_2d", "correlate1d", "warp", "noise_table",
         "skipgram", "glove", "neural", "bigram", "uniform", "term_term", "term_document", "lsh", "word_histogram",
         "adjacency_matrix", "ngram_windows", "cbow_windows", "train_word2vec"])
 def test_huge_sizes_are_refused_before_allocating(call, argument):
@@ -185,3 +181,7 @@ def test_a_kernel_longer_than_the_image_filters_without_a_huge_band():
     smoothed = derivatives.gaussian_filter(image, 2000.0, mode="extend")
     assert np.allclose(smoothed, scipy.ndimage.gaussian_filter(image, 2000.0, mode="nearest"), atol=1e-12)
     assert not edges.canny(image, sigma=1000.0).any()  # smoothed flat: no edges, and no hang
+    for result in (*derivatives.gaussian_gradient(image, 1e4, mode="zero"),
+                   edges.laplacian_of_gaussian(image, 5e3, mode="extend"),
+                   filters.correlate1d(image, np.ones(100_001) / 100_001, mode="extend")):
+        assert result.shape == image.shape and np.all(np.isfinite(result))
