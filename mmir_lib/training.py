@@ -167,6 +167,7 @@ def train(model, loss_fn: Callable, batches: Callable | Iterable, optimizer, epo
     check_callable("loss_fn", loss_fn)
     batches = _check_batches(batches)
     check_instance("optimizer", optimizer, torch.optim.Optimizer)
+    _check_optimizer_owns(optimizer, model)
     epochs = check_count("epochs", epochs, low=1)
     if validation is not None:
         validation = _check_batches(validation, "validation")
@@ -206,6 +207,16 @@ def train(model, loss_fn: Callable, batches: Callable | Iterable, optimizer, epo
     if expect_decrease:
         _check_decrease(history)
     return history
+
+
+def _check_optimizer_owns(optimizer: torch.optim.Optimizer, model: torch.nn.Module) -> None:
+    """The optimiser updates some of the model's trainable parameters: one built over
+    another model's (or a stale copy's) parameters would run and change nothing."""
+    trainable = {id(p) for p in model.parameters() if p.requires_grad}
+    updated = {id(p) for group in optimizer.param_groups for p in group["params"]}
+    if not trainable & updated:
+        raise ValueError("optimizer must be built over the model's trainable parameters, e.g. "
+                         "torch.optim.SGD(model.parameters(), lr=0.1); it updates none of them")
 
 
 def _check_decrease(history: History) -> None:

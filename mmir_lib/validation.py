@@ -14,6 +14,11 @@ functions, before any work is done. Each check
   count, ``np.float32(0.5)`` a number) and rejects ``bool`` (and ``np.bool_``) where a
   number is meant: ``k1=True`` is a mistake, not 1.
 
+A size that passes its own check can still ask for more memory than a machine has (a
+Gaussian of σ = 10⁴ on a small image, a warp to 10⁶ × 10⁶ pixels, an embedding of
+10⁹ words): :func:`check_memory` refuses an array over :data:`MEMORY_LIMIT` at the
+door, naming the argument that makes it and the bytes it would take.
+
 The chapters' code listings (:mod:`mmir_lib.listing`) leave out the calls to these
 functions, so that a listing shows the algorithm, not its guard rails.
 
@@ -41,11 +46,17 @@ __all__ = [
     "check_number", "check_count", "check_probability", "check_bool", "check_str", "check_choice",
     "check_callable", "check_array", "check_same_length", "check_broadcast", "check_list", "check_str_list",
     "check_mapping", "check_distribution",
-    "check_instance", "check_optional", "describe",
+    "check_instance", "check_optional", "check_memory", "describe",
 ]
 
 #: Largest integer the integer codes and counters of the library work with (int64).
 MAX_INT = 2**63 - 1
+
+#: Largest array (in bytes) one call of the library may allocate: 2 GiB. A size that
+#: passes the argument checks can still ask for more memory than a laptop has (a
+#: Gaussian kernel of σ = 10⁹, a warp to 10⁶ × 10⁶ pixels, a table of 10¹² slots);
+#: :func:`check_memory` refuses it at the door instead of letting the machine swap.
+MEMORY_LIMIT = 2 * 1024**3
 
 
 def describe(value: object) -> str:
@@ -284,6 +295,34 @@ def check_mapping(name: str, value: object) -> Mapping:
     if not isinstance(value, Mapping):
         raise TypeError(f"{name} must be a mapping (dict), got {describe(value)}")
     return value
+
+
+def check_memory(name: str, n_elements: object, itemsize: int = 8) -> int:
+    """An array of ``n_elements`` items of ``itemsize`` bytes, made by the argument
+    ``name``, fits :data:`MEMORY_LIMIT`; returns the number of elements (a Python int,
+    computed exactly, so a product of huge sizes does not overflow).
+
+    >>> check_memory("shape", 1000 * 1000)
+    1000000
+    >>> check_memory("sigma", 10**12)
+    Traceback (most recent call last):
+    ...
+    ValueError: sigma asks for an array of 1000000000000 elements (8 TB), over the library's memory limit of 2.1 GB
+    """
+    n_elements = int(n_elements)
+    n_bytes = n_elements * int(itemsize)
+    if n_bytes > MEMORY_LIMIT:
+        raise ValueError(f"{name} asks for an array of {n_elements} elements ({_bytes(n_bytes)}), "
+                         f"over the library's memory limit of {_bytes(MEMORY_LIMIT)}")
+    return n_elements
+
+
+def _bytes(n: int) -> str:
+    """A byte count in decimal units, 2 significant digits: 2.1 GB, 8 TB."""
+    for unit, size in (("EB", 1e18), ("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.2g} {unit}" if n < 1e21 else f"{n:.2g} bytes"
+    return f"{n} bytes"
 
 
 def check_optional(check: Callable, name: str, value: object, **limits) -> object:

@@ -139,7 +139,7 @@ def fit_zipf(frequencies, *, rank_min: int = 1, rank_max: int | None = None) -> 
     """
     ranks, ranked = rank_frequency(frequencies)
     rank_min = check_count("rank_min", rank_min, low=1)
-    rank_max = check_optional(check_count, "rank_max", rank_max, low=rank_min + 1, high=len(ranked))
+    rank_max = check_optional(check_count, "rank_max", rank_max, low=2, high=len(ranked))
     rank_max = len(ranked) if rank_max is None else rank_max
     if rank_min >= rank_max:
         raise ValueError(f"rank_min must be < rank_max = {rank_max} (a fit needs two ranks), got {rank_min}")
@@ -219,7 +219,7 @@ def fit_heaps(n, vocabulary, *, n_min: int = 1, n_max: int | None = None) -> Hea
     if len(n_arr) == 0:
         raise ValueError("n must not be empty: a fit needs points")
     n_min = check_count("n_min", n_min, low=1)
-    n_max = check_optional(check_count, "n_max", n_max, low=n_min + 1)
+    n_max = check_optional(check_count, "n_max", n_max, low=2)
     n_max = int(np.ceil(n_arr.max())) if n_max is None else n_max
     if n_min >= n_max:
         raise ValueError(f"n_min must be < n_max = {n_max}, got {n_min}")

@@ -40,7 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse
 
-from ..validation import check_array, check_count, check_number, check_probability, check_str, check_str_list, describe
+from ..validation import (check_array, check_count, check_memory, check_number, check_probability, check_str,
+                          check_str_list, describe)
 
 __all__ = [
     "LinkGraph",
@@ -80,6 +81,7 @@ def adjacency_matrix(sources, targets, num_nodes: int) -> scipy.sparse.csr_array
            [0., 0., 0.]])
     """
     num_nodes = check_count("num_nodes", num_nodes, low=1)
+    check_memory("num_nodes", num_nodes + 1)  # the CSR row pointers
     sources = check_array("sources", sources, kind="int", ndim=1, low=0, high=num_nodes - 1)
     targets = check_array("targets", targets, kind="int", ndim=1, low=0, high=num_nodes - 1)
     if len(sources) != len(targets):

@@ -30,7 +30,7 @@ import torch
 from torch import nn
 
 from ..training import History, train
-from ..validation import check_array, check_count, check_number, describe
+from ..validation import check_array, check_count, check_memory, check_number, describe
 from .vectors import _check_matrix
 
 __all__ = ["glove_weight", "glove_loss", "GloVe", "train_glove"]
@@ -75,6 +75,7 @@ class GloVe(nn.Module):
         super().__init__()
         vocab_size = check_count("vocab_size", vocab_size, low=1)
         dim = check_count("dim", dim, low=1)
+        check_memory("vocab_size × dim", 2 * vocab_size * (dim + 1), itemsize=4)  # W, W̃ and biases, float32
         seed = check_count("seed", seed, high=2**63 - 1)
         generator = torch.Generator().manual_seed(seed)
         self.vectors = nn.Embedding(vocab_size, dim)  # W

@@ -52,7 +52,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..validation import check_array, check_count, check_instance, check_optional, describe
+from ..validation import check_array, check_count, check_instance, check_memory, check_optional, describe
 from .ngram import ngram_windows
 from .sampling import softmax
 
@@ -113,6 +113,7 @@ class BigramLM(_NeuralLM):
 
     def __init__(self, vocab_size: int):
         super().__init__(check_count("vocab_size", vocab_size, low=1), 2)
+        check_memory("vocab_size", self.vocab_size**2, itemsize=4)  # the (V, V) float32 table
         self.logits = nn.Parameter(torch.zeros(self.vocab_size, self.vocab_size))  # Ŵ
 
     def forward(self, context: torch.Tensor) -> torch.Tensor:
@@ -135,6 +136,8 @@ class NeuralNGram(_NeuralLM):
         super().__init__(vocab_size, order)
         dim = check_count("dim", dim, low=1, high=10_000)
         hidden = check_count("hidden", hidden, low=1, high=100_000)
+        check_memory("vocab_size, order, dim and hidden",  # E, H and U, float32
+                     vocab_size * dim + (order - 1) * dim * hidden + hidden * (vocab_size + 1), itemsize=4)
         seed = check_count("seed", seed, high=2**63 - 1)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)

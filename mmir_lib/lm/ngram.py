@@ -83,7 +83,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..validation import MAX_INT, check_array, check_choice, check_count, check_instance, check_number, check_optional
+from ..validation import (MAX_INT, check_array, check_choice, check_count, check_instance, check_memory, check_number,
+                          check_optional)
 
 __all__ = [
     "NGramCounts", "count_ngrams", "ngram_windows",
@@ -205,7 +206,7 @@ def _check_sequences(sequences: object, vocab_size: int) -> tuple[np.ndarray, np
 
 
 def _check_order(order: object, vocab_size: int) -> int:
-    order = check_count("order", order, low=1)
+    order = check_count("order", order, low=1, high=64)  # (2**order already exceeds int64 beyond 63)
     if vocab_size**order > MAX_INT:
         raise ValueError(f"order {order} is too high for vocab_size {vocab_size}: the codes of {order}-grams "
                          f"need vocab_size**order <= 2**63 - 1")
@@ -247,6 +248,7 @@ def ngram_windows(ids, order: int, pad: int | None = None) -> np.ndarray:
     order = check_count("order", order, low=1)
     pad = check_optional(check_count, "pad", pad)
     if pad is not None:
+        check_memory("order", order - 1 + len(ids))
         ids = np.concatenate([np.full(order - 1, pad, dtype=np.int64), ids])
     if len(ids) < order:
         raise ValueError(f"ids must hold at least order = {order} symbols without a pad, got {len(ids)}")
@@ -259,6 +261,7 @@ class _NGramModel:
     checked arguments, 0 ≤ L ≤ order − 1."""
 
     def __init__(self, vocab_size: int, order: int):
+        check_memory("vocab_size", vocab_size)  # next_distribution's (V,) float64
         self.vocab_size, self.order = vocab_size, order
 
     def _prob(self, context: np.ndarray, word: np.ndarray) -> np.ndarray:

@@ -65,7 +65,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import svds
 
 from ..ir.ranking import top_k
-from ..validation import check_array, check_choice, check_count, check_list, check_number, check_str, describe
+from ..validation import (check_array, check_choice, check_count, check_list, check_memory, check_number, check_str,
+                          describe)
 
 __all__ = [
     "word_ids",
@@ -201,6 +202,7 @@ def term_document_matrix(documents: Sequence, vocab_size: int) -> sp.csr_matrix:
     (V, D) CSR matrix of float64 counts.
     """
     vocab_size = check_count("vocab_size", vocab_size, low=1)
+    check_memory("vocab_size", vocab_size + 1)  # the CSR row pointers
     documents = _check_sequences("documents", documents, vocab_size)
     lengths = np.array([len(d) for d in documents])
     terms = np.concatenate(documents)
@@ -229,6 +231,7 @@ def term_term_matrix(sequences: Sequence, vocab_size: int, window: int = 2, weig
     (V, V) symmetric CSR matrix, float64.
     """
     vocab_size = check_count("vocab_size", vocab_size, low=1)
+    check_memory("vocab_size", vocab_size + 1)  # the CSR row pointers
     sequences = _check_sequences("sequences", sequences, vocab_size)
     window = check_count("window", window, low=1)
     check_choice("weighting", weighting, ("count", "harmonic"))
@@ -436,7 +439,8 @@ def truncated_svd(matrix: object, dim: int, power: float = 1.0, method: str = "a
 
     Returns
     -------
-    (V, k) float64.
+    (V, k) float64. A rank-deficient matrix gives zero columns beyond its rank; an
+    all-zero matrix is refused.
     """
     matrix = _check_matrix("matrix", matrix)
     dim = check_count("dim", dim, low=1)
@@ -446,6 +450,9 @@ def truncated_svd(matrix: object, dim: int, power: float = 1.0, method: str = "a
     check_choice("method", method, SVD_METHODS)
     iterations = check_count("iterations", iterations, high=100)
     seed = check_count("seed", seed, high=2**32 - 1)
+    if not (matrix.count_nonzero() if sp.issparse(matrix) else np.count_nonzero(matrix)):
+        raise ValueError(f"matrix must have a nonzero entry: an all-zero matrix {matrix.shape} has no "
+                         "singular directions to keep (ARPACK cannot even start on it)")
     matrix = matrix.astype(np.float64)
     rng = np.random.default_rng(seed)
     if method == "randomized":

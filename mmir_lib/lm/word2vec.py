@@ -52,7 +52,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..training import History, train
-from ..validation import check_array, check_choice, check_count, check_number, describe
+from ..validation import check_array, check_choice, check_count, check_memory, check_number, describe
 from .vectors import _check_sequences, _flatten
 
 __all__ = [
@@ -196,7 +196,9 @@ def cbow_windows(sequences: Sequence, vocab_size: int, window: int, rng: np.rand
     vocab_size = check_count("vocab_size", vocab_size, low=1)
     sequences = _check_sequences("sequences", sequences, vocab_size)
     window = check_count("window", window, low=1)
-    return _cbow_windows(*_flatten(sequences), window, _check_rng(rng))
+    ids, owner = _flatten(sequences)
+    check_memory("window", 2 * window * len(ids), itemsize=4 * 8)  # four (n, 2L) int64 arrays at once
+    return _cbow_windows(ids, owner, window, _check_rng(rng))
 
 
 def noise_table(noise: object, size: int = 1_000_000) -> np.ndarray:
@@ -212,6 +214,7 @@ def noise_table(noise: object, size: int = 1_000_000) -> np.ndarray:
     if not np.isclose(noise.sum(), 1.0):
         raise ValueError(f"noise must sum to 1, got {noise.sum():g}")
     size = check_count("size", size, low=1, high=10**9)
+    check_memory("size", size + len(noise), itemsize=4)  # (≈ size,) int32, one slot at least per word
     slots = np.where(noise > 0, np.maximum(np.round(noise * size), 1), 0).astype(np.int64)
     return np.repeat(np.arange(len(noise), dtype=np.int32), slots)
 
@@ -260,6 +263,7 @@ class _TwoVectorModel(nn.Module):
         super().__init__()
         vocab_size = check_count("vocab_size", vocab_size, low=1)
         dim = check_count("dim", dim, low=1)
+        check_memory("vocab_size × dim", 2 * vocab_size * dim, itemsize=4)  # W and C, float32
         seed = check_count("seed", seed, high=2**63 - 1)
         self.input_vectors = nn.Embedding(vocab_size, dim)  # W
         self.output_vectors = nn.Embedding(vocab_size, dim)  # C
@@ -347,6 +351,7 @@ def train_word2vec(sequences: Sequence, vocab_size: int, *, architecture: str = 
     sequences = _check_sequences("sequences", sequences, vocab_size)
     check_choice("architecture", architecture, ARCHITECTURES)
     dim = check_count("dim", dim, low=1, high=10_000)
+    check_memory("vocab_size × dim", 2 * vocab_size * dim, itemsize=4)  # W and C, float32
     window = check_count("window", window, low=1, high=1_000)
     negatives = check_count("negatives", negatives, low=1, high=1_000)
     epochs = check_count("epochs", epochs, low=1, high=10_000)

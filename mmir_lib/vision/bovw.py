@@ -42,7 +42,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from ..ir.index import InvertedIndex
-from ..validation import check_array, check_count, describe
+from ..validation import check_array, check_count, check_memory, describe
 from .codebook import assign
 from .matching import _check_descriptors
 
@@ -66,6 +66,7 @@ def _check_words(words: object, vocabulary_size: object) -> tuple[np.ndarray, in
 def word_histogram(words: object, vocabulary_size: int) -> np.ndarray:
     """tf_w: how many times each word 0 … k − 1 occurs in ``words``; (k,) int64."""
     words, vocabulary_size = _check_words(words, vocabulary_size)
+    check_memory("vocabulary_size", vocabulary_size)  # the (k,) int64 histogram
     return np.bincount(words, minlength=vocabulary_size)
 
 

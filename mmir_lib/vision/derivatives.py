@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import check_choice, check_number
-from .filters import correlate, separable_filter
+from .filters import BORDER_MODES, check_kernel_size, correlate, separable_filter
 from .images import check_image
 from .kernels import derivative_kernel, gaussian_kernel, laplacian_kernel, scharr_kernels, sobel_kernels
 
@@ -35,10 +35,25 @@ GRADIENT_OPERATORS = {
 }
 
 
+def check_gaussian_sigma(image: np.ndarray, sigma: object, mode: object, truncate: object = 4.0, *,
+                         name: str = "sigma") -> float:
+    """σ of a Gaussian to filter ``image`` with in ``mode``, checked at the door (returned
+    as a float): a σ so large that its kernel of length 2r + 1, r = ⌊truncate · σ + 1/2⌋,
+    cannot be applied (a mirror cannot supply it, or it would exceed the memory limit) is
+    refused naming ``name`` (the argument that gave σ), before the kernel is made."""
+    check_choice("mode", mode, BORDER_MODES)
+    sigma = check_number(name, sigma, low=0.0, low_open=True, high=1e4)
+    truncate = check_number("truncate", truncate, low=0.0, low_open=True, high=100.0)
+    length = 2 * int(truncate * sigma + 0.5) + 1
+    check_kernel_size(name, (length, length), image, mode)
+    return sigma
+
+
 def gaussian_filter(image: object, sigma: float, mode: str = "mirror", truncate: float = 4.0) -> np.ndarray:
     """G_σ ∗ f, separably: the 1-D Gaussian of :func:`~.kernels.gaussian_kernel` down the
     columns, then along the rows. Same shape as the image (each channel on its own)."""
     image = check_image("image", image)
+    sigma = check_gaussian_sigma(image, sigma, mode, truncate)
     g = gaussian_kernel(sigma, truncate)
     return separable_filter(image, g, g, mode)
 
@@ -71,7 +86,7 @@ def gaussian_gradient(image: object, sigma: float, mode: str = "mirror",
     derivative G'(t) = −t / σ² · G(t) along; the derivative kernel is flipped because
     ∂/∂x (G ∗ f) is a *convolution* with G'."""
     image = check_image("image", image, channels=False)
-    sigma = check_number("sigma", sigma, low=0.0, low_open=True, high=1e4)
+    sigma = check_gaussian_sigma(image, sigma, mode, truncate)
     g = gaussian_kernel(sigma, truncate)
     t = np.arange(len(g)) - len(g) // 2
     dg = (-t / sigma**2 * g)[::-1]  # correlation kernel of the convolution with G'

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.ndimage
 
 from ..validation import check_number
-from .derivatives import gaussian_filter, gradient, gradient_polar
+from .derivatives import check_gaussian_sigma, gaussian_filter, gradient, gradient_polar
 from .filters import separable_filter
 from .images import check_image
 from .kernels import gaussian_kernel
@@ -78,8 +78,10 @@ def canny(image: object, sigma: float = 1.0, low: float = 0.02, high: float = 0.
     """Canny's edge detector: Gaussian smoothing, Sobel gradient, non-maximum suppression,
     hysteresis between ``low`` and ``high`` (slopes per pixel, 0 <= low <= high).
 
-    Returns an (H, W) bool edge map, one pixel wide."""
-    image = check_image("image", image, channels=False)
+    The thresholds are slopes of intensities in [0, 1]: an integer image (uint8 0..255)
+    is scaled to [0, 1] by its dtype's range first, so it gives the same edges as the
+    same image / 255. Returns an (H, W) bool edge map, one pixel wide."""
+    image = check_image("image", image, channels=False, unit=True)
     low = check_number("low", low, low=0.0)
     high = check_number("high", high, low=0.0)
     if low > high:
@@ -94,7 +96,7 @@ def laplacian_of_gaussian(image: object, sigma: float, mode: str = "mirror") -> 
     """∇²(G_σ ∗ f) = (∂²G/∂x²) ∗ f + (∂²G/∂y²) ∗ f, each term separable:
     G''(t) = (t² − σ²) / σ⁴ · G(t) along one axis and G across. Same shape as the image."""
     image = check_image("image", image, channels=False)
-    sigma = check_number("sigma", sigma, low=0.0, low_open=True, high=1e4)
+    sigma = check_gaussian_sigma(image, sigma, mode)
     g = gaussian_kernel(sigma)
     t = np.arange(len(g)) - len(g) // 2
     g2 = (t**2 - sigma**2) / sigma**4 * g  # symmetric: correlation = convolution

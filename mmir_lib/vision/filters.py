@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_array, check_choice, check_count, check_number
+from ..validation import check_array, check_choice, check_count, check_memory, check_number
 from .images import check_image
 
 __all__ = ["BORDER_MODES", "correlate", "convolve", "correlate1d", "separable_filter", "separable_factors"]
@@ -73,17 +73,30 @@ def _check_kernel(kernel: object, image: np.ndarray, mode: str) -> np.ndarray:
     kernel = check_array("kernel", kernel, kind="float", ndim=(1, 2), nonempty=True)
     if kernel.ndim == 1:
         kernel = kernel[None, :]  # a 1-D kernel filters along the rows
-    if any(size % 2 == 0 for size in kernel.shape):
-        raise ValueError(f"kernel must have odd sizes (a centre pixel), got shape {kernel.shape}")
-    if mode == "valid" and (kernel.shape[0] > image.shape[0] or kernel.shape[1] > image.shape[1]):
-        raise ValueError(f"kernel of shape {kernel.shape} is larger than the image {image.shape[:2]} "
+    check_kernel_size("kernel", kernel.shape, image, mode)
+    return kernel
+
+
+def check_kernel_size(name: str, shape: tuple[int, int], image: np.ndarray, mode: str) -> None:
+    """A kernel of ``shape`` (odd sizes) fits the image in ``mode``: in "valid" mode it is
+    no larger than the image, a mirror cannot reach further beyond the border than the
+    image is wide, and the band matrix of :func:`correlate1d` (b × (b + m − 1) for a
+    kernel of length m, with b = m output lines per block, fewer if the image has fewer)
+    fits the memory limit; ``name`` is the argument that made the kernel
+    (``kernel``, or ``sigma`` for a Gaussian)."""
+    if any(size % 2 == 0 for size in shape):
+        raise ValueError(f"{name} must have odd sizes (a centre pixel), got shape {tuple(shape)}")
+    if mode == "valid" and (shape[0] > image.shape[0] or shape[1] > image.shape[1]):
+        raise ValueError(f"{name}: a kernel of shape {tuple(shape)} is larger than the image {image.shape[:2]} "
                          "in 'valid' mode, which leaves no output pixel")
     # a mirror reflects the image once: it cannot reach further than the image is wide
     reach = {"mirror": 1, "symmetric": 0, "wrap": 0}.get(mode)
-    if reach is not None and any(k // 2 > n - reach for k, n in zip(kernel.shape, image.shape)):
-        raise ValueError(f"kernel of shape {kernel.shape} reaches further beyond the border than the image "
-                         f"{image.shape[:2]} can supply in mode {mode!r}; use 'zero' or 'extend'")
-    return kernel
+    if reach is not None and any(k // 2 > n - reach for k, n in zip(shape, image.shape)):
+        raise ValueError(f"{name}: a kernel of shape {tuple(shape)} reaches further beyond the border than "
+                         f"the image {image.shape[:2]} can supply in mode {mode!r}; use 'zero' or 'extend'")
+    for m, n in zip(shape, image.shape):
+        block = max(16, min(m, n))  # as _filter_lines: output lines per block
+        check_memory(name, block * (block + m - 1))
 
 
 def correlate(image: object, kernel: object, mode: str = "mirror", cval: float = 0.0) -> np.ndarray:
@@ -152,7 +165,7 @@ def correlate1d(image: object, kernel: object, axis: int = 0, mode: str = "mirro
     axis = check_count("axis", axis, low=0, high=1)
     check_choice("mode", mode, BORDER_MODES)
     cval = check_number("cval", cval)
-    _check_kernel(kernel[:, None] if axis == 0 else kernel, image, mode)
+    check_kernel_size("kernel", (len(kernel), 1) if axis == 0 else (1, len(kernel)), image, mode)
     if image.ndim == 3:
         return np.stack([correlate1d(image[..., c], kernel, axis, mode, cval) for c in range(image.shape[2])], axis=2)
     lines = image if axis == 0 else image.T  # filter down the columns of ``lines`` (a view: no pixel moves)
@@ -168,7 +181,7 @@ def _filter_lines(lines: np.ndarray, kernel: np.ndarray, mode: str, cval: float,
     padded is ``lines`` extended by r = m // 2 lines at each end as ``mode`` says."""
     m = len(kernel)
     source = _source_lines(lines.shape[0], m // 2, mode)
-    block = max(16, m)
+    block = max(16, min(m, len(out)))  # output lines per product (no more than there are)
     band = np.zeros((block, block + m - 1))  # band[i, i + k] = K[k]
     for k, weight in enumerate(kernel):
         band[np.arange(block), np.arange(block) + k] = weight
@@ -212,7 +225,8 @@ def separable_filter(image: object, column_kernel: object, row_kernel: object, m
     if check_number("cval", cval) != 0.0 and mode == "zero":
         # cval beyond the border of the *intermediate* image would differ from the 2-D filter's
         raise ValueError("cval must be 0 for a separable filter in mode 'zero' (use correlate with the 2-D kernel)")
-    _check_kernel(np.outer(v, h), image, mode)
+    check_kernel_size("column_kernel", (len(v), 1), image, mode)
+    check_kernel_size("row_kernel", (1, len(h)), image, mode)
     if image.ndim == 3:
         return np.stack([separable_filter(image[..., c], v, h, mode) for c in range(image.shape[2])], axis=2)
     height = image.shape[0] - (len(v) - 1 if mode == "valid" else 0)

@@ -47,16 +47,26 @@ PHOTOS = {
 }
 
 
-def check_image(name: str, image: object, *, channels: bool | None = None) -> np.ndarray:
+def check_image(name: str, image: object, *, channels: bool | None = None, unit: bool = False) -> np.ndarray:
     """An image as a float64 array: (H, W), or (H, W, C) with C in 1..4; not empty, finite.
 
     ``channels`` True requires (H, W, C), False requires (H, W), None accepts both.
-    Integer and bool images are converted to float64 without rescaling (use
-    :func:`to_float` for 0..255 → 0..1).
+    Integer and bool images are converted to float64 without rescaling, unless ``unit``:
+    the function works on intensities in [0, 1] (its thresholds mean slopes of that
+    scale), so an integer image is divided by its dtype's largest value, as skimage's
+    ``img_as_float`` does (uint8 0..255 → 0..1; a signed image by its positive maximum).
+    A uint8 image and the same image / 255 then give the same result.
+
+    >>> check_image("image", np.array([[0, 51, 255]], dtype=np.uint8), unit=True)
+    array([[0. , 0.2, 1. ]])
     """
     if channels is not None:
         check_bool("channels", channels)
+    check_bool("unit", unit)
+    integer = isinstance(image, np.ndarray) and image.dtype.kind in "iu"
     array = check_array(name, image, kind="float", ndim=(2, 3), nonempty=True)
+    if unit and integer:
+        array = array / np.iinfo(image.dtype).max
     if channels is not None and array.ndim != (3 if channels else 2):
         wanted = "(H, W, C)" if channels else "(H, W)"
         raise ValueError(f"{name} must have shape {wanted} (channels={channels}), got shape {array.shape}")

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from ..validation import check_choice, check_count, check_number
+from ..validation import check_choice, check_count, check_memory, check_number
 
 __all__ = [
     "box_kernel", "binomial_kernel", "gaussian_kernel", "gaussian_kernel_2d", "derivative_kernel",
@@ -78,6 +78,7 @@ def gaussian_kernel(sigma: float, truncate: float = 4.0) -> np.ndarray:
 def gaussian_kernel_2d(sigma: float, truncate: float = 4.0) -> np.ndarray:
     """The 2-D Gaussian as the outer product of two 1-D ones: G(x, y) = G(x) G(y) (separable)."""
     g = gaussian_kernel(sigma, truncate)
+    check_memory("sigma", len(g) ** 2)
     return np.outer(g, g)
 
 

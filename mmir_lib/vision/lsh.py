@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
-from ..validation import check_array, check_bool, check_count, check_number
+from ..validation import check_array, check_bool, check_count, check_memory, check_number
 from .matching import pairwise_distances
 
 __all__ = ["collision_probability", "candidate_probability", "LSHIndex"]
@@ -99,6 +99,8 @@ class LSHIndex:
         self.n_hashes = check_count("n_hashes", n_hashes, low=1, high=1000)
         self.width = check_number("width", width, low=0.0, low_open=True)
         self.seed = check_count("seed", seed)
+        # the projections (L, k, d) and the hash values of the points (L, n, k), float64
+        check_memory("n_tables × n_hashes", self.n_tables * self.n_hashes * max(self.points.shape))
         rng = np.random.default_rng(self.seed)
         d = self.points.shape[1]
         self.projections = rng.standard_normal((self.n_tables, self.n_hashes, d))

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import check_array, check_count, check_number
-from .derivatives import gaussian_filter
+from .derivatives import check_gaussian_sigma, gaussian_filter
 from .edges import laplacian_of_gaussian
 from .images import check_image
 
@@ -46,24 +46,26 @@ def geometric_sigmas(sigma0: float, k: float, count: int) -> np.ndarray:
     return sigma0 * k ** np.arange(count)
 
 
-def _check_sigmas(sigmas: object) -> np.ndarray:
+def _check_sigmas(sigmas: object, image: np.ndarray, mode: object) -> np.ndarray:
+    """Positive increasing σ's, the largest of which can filter ``image`` in ``mode``."""
     sigmas = check_array("sigmas", sigmas, ndim=1, nonempty=True, low=0.0, high=1e3)
     if np.any(sigmas <= 0) or np.any(np.diff(sigmas) <= 0):
         raise ValueError("sigmas must be positive and increasing")
+    check_gaussian_sigma(image, sigmas[-1], mode, name="sigmas")
     return sigmas
 
 
 def gaussian_scale_space(image: object, sigmas: object, mode: str = "mirror") -> np.ndarray:
     """L[i] = G_{σ_i} ∗ f for each σ_i of ``sigmas`` (increasing); (n, H, W)."""
     image = check_image("image", image, channels=False)
-    sigmas = _check_sigmas(sigmas)
+    sigmas = _check_sigmas(sigmas, image, mode)
     return np.stack([gaussian_filter(image, s, mode) for s in sigmas])
 
 
 def normalized_laplacian(image: object, sigmas: object, mode: str = "mirror") -> np.ndarray:
     """N[i] = σ_i² ∇²(G_{σ_i} ∗ f): the scale-normalised Laplacian at each σ_i; (n, H, W)."""
     image = check_image("image", image, channels=False)
-    sigmas = _check_sigmas(sigmas)
+    sigmas = _check_sigmas(sigmas, image, mode)
     return np.stack([s**2 * laplacian_of_gaussian(image, s, mode) for s in sigmas])
 
 
@@ -128,11 +130,13 @@ def find_blobs(image: object, sigmas: object, threshold: float = 0.05, bright: b
     Returns
     -------
     (m, 3) float64 rows (y, x, σ), as skimage.feature.blob_log returns them (before it
-    prunes overlapping blobs); the blob's radius is about √2 σ.
+    prunes overlapping blobs); the blob's radius is about √2 σ. ``threshold`` is on the
+    scale of intensities in [0, 1]: an integer image is scaled by its dtype's range first.
     """
+    image = check_image("image", image, channels=False, unit=True)
     if not isinstance(bright, (bool, np.bool_)):
         raise TypeError(f"bright must be True or False, got {type(bright).__name__}")
-    sigmas = _check_sigmas(sigmas)
+    sigmas = _check_sigmas(sigmas, image, mode)
     response = normalized_laplacian(image, sigmas, mode)
     peaks = local_maxima_3d(-response if bright else response, threshold)
     return np.column_stack([peaks[:, 1], peaks[:, 2], sigmas[peaks[:, 0]]]).astype(float)

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..validation import check_array, check_bool, check_count, check_number
+from ..validation import check_array, check_bool, check_count, check_number, describe
 from .derivatives import gaussian_filter
 from .images import check_image
 from .scale_space import local_maxima_3d
@@ -81,8 +81,26 @@ class Keypoints:
         return len(self.sigma)
 
     def take(self, index: object) -> "Keypoints":
-        """The keypoints at ``index`` (a boolean mask or integer positions)."""
-        index = np.asarray(index)
+        """The keypoints at ``index`` (a boolean mask of length n or integer positions in [−n, n))."""
+        wanted = "a boolean mask or a list of integer positions"
+        if isinstance(index, (str, bytes, dict)) or index is None:
+            raise TypeError(f"index must be {wanted}, got {describe(index)}")
+        try:
+            index = np.asarray(index)
+        except ValueError:  # a ragged list
+            raise TypeError(f"index must be {wanted}, got {describe(index)}") from None
+        if index.ndim != 1:
+            raise ValueError(f"index must be {wanted} (1-dimensional), got shape {index.shape}")
+        if index.dtype.kind == "b":
+            if index.shape != (len(self),):
+                raise ValueError(f"index as a boolean mask must have shape ({len(self)},), got {index.shape}")
+        elif index.dtype.kind in "iu" or index.size == 0:
+            index = index.astype(np.int64)
+            if index.size and (index.min() < -len(self) or index.max() >= len(self)):
+                raise ValueError(f"index must hold positions in [-{len(self)}, {len(self)}) for {len(self)} "
+                                 f"keypoints, found {index.min() if index.min() < -len(self) else index.max()}")
+        else:
+            raise TypeError(f"index must be {wanted}, got dtype {index.dtype}")
         return Keypoints(*(getattr(self, f)[index] for f in self.__dataclass_fields__))
 
     @classmethod
@@ -141,18 +159,28 @@ def sift_pyramid(image: object, sigma0: float = 1.6, scales: int = 3, double: bo
 
     Octaves are added while the smaller side has at least ``min_size`` pixels.
     """
-    image = check_image("image", image, channels=False)
+    image = check_image("image", image, channels=False, unit=True)  # uint8 0..255 -> [0, 1]
     sigma0 = check_number("sigma0", sigma0, low=0.6, high=10.0)
     scales = check_count("scales", scales, low=1, high=10)
     double = check_bool("double", double)
     min_size = check_count("min_size", min_size, low=2 * BORDER + 3)
     if min(image.shape) < min_size:
-        raise ValueError(f"image must be at least {min_size} pixels on each side, got shape {image.shape}")
-    base = _double(image) if double else image
+        raise ValueError(f"image must be at least min_size = {min_size} pixels on each side, got shape {image.shape}")
     blur = 1.0 if double else 0.5  # the blur the base already has, in its own pixels
-    base = gaussian_filter(base, np.sqrt(max(sigma0**2 - blur**2, 0.01)))
+    first = np.sqrt(max(sigma0**2 - blur**2, 0.01))
     k = 2.0 ** (1.0 / scales)
     increments = [sigma0 * np.sqrt(k ** (2 * i) - k ** (2 * i - 2)) for i in range(1, scales + 3)]
+    side = 2 * min(image.shape) - 1 if double else min(image.shape)
+    smallest = side
+    while (smallest + 1) // 2 >= min_size:  # the smallest octave's side: halved (rounding up) while >= min_size
+        smallest = (smallest + 1) // 2
+    for sigma, pixels in ((first, side), (max(increments), smallest)):
+        reach = int(4 * sigma + 0.5)  # the radius of the blur's kernel, which a mirror supplies from pixels − 1
+        if reach > pixels - 1:
+            raise ValueError(f"sigma0 = {sigma0:g} and min_size = {min_size}: a blur of σ = {sigma:.3g} reaches "
+                             f"{reach} pixels, but an octave of this image has only {pixels} on its smaller side; "
+                             "raise min_size or lower sigma0")
+    base = gaussian_filter(_double(image) if double else image, first)
     gaussians, dogs = [], []
     while min(base.shape) >= min_size:
         stack = np.empty((scales + 3,) + base.shape)
@@ -375,7 +403,8 @@ def describe_keypoints(pyramid: SiftPyramid, keypoints: Keypoints, clamp: float 
         np.put_along_axis(votes, lower[..., None], (magnitude * (1 - upper_share))[..., None], axis=2)
         np.put_along_axis(votes, ((lower + 1) % DIRECTION_BINS)[..., None], (magnitude * upper_share)[..., None], axis=2)
         descriptors[members] = np.matmul(votes.transpose(0, 2, 1), spatial).transpose(0, 2, 1)
-    vectors = descriptors.reshape(len(keypoints), -1)  # (n, 128): cell-major, 8 directions per cell
+    # (n, 128): cell-major, 8 directions per cell (spelled out, so that n = 0 reshapes too)
+    vectors = descriptors.reshape(len(keypoints), CELLS * CELLS * DIRECTION_BINS)
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     vectors = np.minimum(vectors, clamp)
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
@@ -386,7 +415,9 @@ def describe_keypoints(pyramid: SiftPyramid, keypoints: Keypoints, clamp: float 
 
 def sift_features(image: object, contrast_threshold: float = 0.04, edge_ratio: float = 10.0, peak_ratio: float = 0.8,
          double: bool = True) -> tuple[Keypoints, np.ndarray]:
-    """Keypoints and (n, 128) uint8 descriptors of a grey image in [0, 1]: steps 1–5."""
+    """Keypoints and (n, 128) uint8 descriptors of a grey image in [0, 1] (an integer
+    image is scaled by its dtype's range): steps 1–5. A featureless image gives no
+    keypoints and a (0, 128) array."""
     pyramid = sift_pyramid(image, double=double)
     keypoints = assign_orientations(pyramid, detect_keypoints(pyramid, contrast_threshold, edge_ratio), peak_ratio)
     return keypoints, describe_keypoints(pyramid, keypoints)

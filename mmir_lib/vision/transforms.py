@@ -21,12 +21,13 @@ codec of Pillow at a given quality).
 from __future__ import annotations
 
 import io
+import math
 
 import numpy as np
 import scipy.ndimage as ndi
 from PIL import Image
 
-from ..validation import check_array, check_count, check_number
+from ..validation import check_array, check_count, check_memory, check_number
 from .images import check_image, to_float, to_uint8
 
 __all__ = ["similarity_matrix", "transform_points", "warp", "adjust_brightness", "add_noise", "jpeg"]
@@ -76,6 +77,7 @@ def warp(image: object, matrix: object, shape: object | None = None) -> np.ndarr
     image = check_image("image", image)
     matrix = _check_matrix(matrix)
     shape = image.shape[:2] if shape is None else tuple(check_array("shape", shape, kind="int", shape=(2,), low=1))
+    check_memory("shape", math.prod(shape) * (image.shape[2] if image.ndim == 3 else 1))
     inverse = np.linalg.inv(matrix)
     swap = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]])  # (x, y, 1) <-> (row, column, 1)
     rowcol = swap @ inverse @ swap

@@ -10,8 +10,9 @@ IMAGE = np.linspace(0.0, 1.0, 48).reshape(6, 8)
 KERNEL = np.arange(9.0).reshape(3, 3) / 36
 
 CASES = [
-    Case(images.check_image, dict(name="image", image=IMAGE, channels=None),
-         accepts={"image": {"matrix"}, "channels": {"none"}}, skip={"name": "the argument name used in messages; any str"}),
+    Case(images.check_image, dict(name="image", image=IMAGE, channels=None, unit=False),
+         accepts={"image": {"matrix"}, "channels": {"none"}, "unit": {"bool"}},
+         skip={"name": "the argument name used in messages; any str"}),
     Case(images.to_float, dict(image=IMAGE), accepts={"image": {"matrix"}}),
     Case(images.to_uint8, dict(image=IMAGE), accepts={"image": {"matrix"}}),
     Case(images.load_photo, dict(name="coins", gray=True), accepts={"gray": {"bool"}}),
@@ -137,6 +138,7 @@ CASES += [  # transforms and SIFT (II.6)
     Case(sift.orientation_histograms, dict(pyramid=PYRAMID, keypoints=KEYPOINTS, bins=36)),
     Case(sift.histogram_peaks, dict(histograms=np.ones((2, 36)), peak_ratio=0.8),
          accepts={"histograms": {"matrix"}}),
+    Case(KEYPOINTS.take, dict(index=[0, 1]), accepts={"index": {"empty_list"}}),
     Case(sift.assign_orientations, dict(pyramid=PYRAMID, keypoints=KEYPOINTS, peak_ratio=0.8)),
     Case(sift.describe_keypoints, dict(pyramid=PYRAMID, keypoints=KEYPOINTS, clamp=0.2, quantize=True),
          accepts={"quantize": {"bool"}}),

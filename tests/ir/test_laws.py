@@ -126,7 +126,7 @@ def test_bad_input():
         fit_zipf(["a", "b"])
     with pytest.raises(ValueError, match="rank_max must be <= 3"):
         fit_zipf([3, 2, 1], rank_min=2, rank_max=5)
-    with pytest.raises(ValueError, match="rank_max must be >= 3"):
+    with pytest.raises(ValueError, match="rank_min must be < rank_max = 2"):
         fit_zipf([3, 2, 1], rank_min=2, rank_max=2)
     with pytest.raises(ValueError, match="rank_min must be < rank_max = 3"):
         fit_zipf([3, 2, 1], rank_min=3)
