@@ -77,16 +77,30 @@ def _check_model(model: object) -> object:
     return model
 
 
-def _decode(model, context, length, stop, pick) -> np.ndarray:
-    """Append ``length`` symbols, each ``pick(P[· | last order − 1 symbols])``; stop early after ``stop``."""
+def _decode(model, context, length, stop, pick, exclude=None) -> np.ndarray:
+    """Append ``length`` symbols, each ``pick(P[· | last order − 1 symbols])``; stop early after ``stop``.
+    The ids in ``exclude`` are never produced: their probability is set to 0 and the rest
+    renormalised (what a generator does with ``<unk>``, a symbol that stands for no word)."""
     _check_model(model)
     context = check_array("context", context, kind="int", ndim=1, low=0, high=model.vocab_size - 1)
     length = check_count("length", length, low=1)
     stop = check_optional(check_count, "stop", stop, high=model.vocab_size - 1)
+    if exclude is not None:
+        if isinstance(exclude, (int, np.integer)) and not isinstance(exclude, bool):
+            exclude = [exclude]
+        exclude = check_array("exclude", exclude, kind="int", ndim=1, low=0, high=model.vocab_size - 1)
     history, generated = list(context), []
     for _ in range(length):
         window = history[len(history) - model.order + 1:] if model.order > 1 else []
-        symbol = pick(model.next_distribution(np.array(window, dtype=np.int64)))
+        p = model.next_distribution(np.array(window, dtype=np.int64))
+        if exclude is not None:
+            p = p.copy()
+            p[exclude] = 0.0
+            total = p.sum()
+            if not total > 0:
+                raise ValueError(f"exclude removes every symbol the model allows after context {window}")
+            p /= total
+        symbol = pick(p)
         history.append(symbol)
         generated.append(symbol)
         if symbol == stop:
@@ -94,16 +108,18 @@ def _decode(model, context, length, stop, pick) -> np.ndarray:
     return np.array(generated, dtype=np.int64)
 
 
-def greedy_decode(model, context, length: int, stop: int | None = None) -> np.ndarray:
+def greedy_decode(model, context, length: int, stop: int | None = None, exclude=None) -> np.ndarray:
     """The most probable next symbol, ``length`` times (or until ``stop`` is produced),
-    after the ids in ``context``: the generated ids, (≤ length,). Ties go to the smaller id."""
-    return _decode(model, context, length, stop, lambda p: int(np.argmax(p)))
+    after the ids in ``context``: the generated ids, (≤ length,). Ties go to the smaller id;
+    the ids in ``exclude`` (an id or a list of ids) are never produced."""
+    return _decode(model, context, length, stop, lambda p: int(np.argmax(p)), exclude)
 
 
 def generate(model, context, length: int, rng: np.random.Generator, temperature: float = 1.0,
-             stop: int | None = None) -> np.ndarray:
+             stop: int | None = None, exclude=None) -> np.ndarray:
     """Sampled continuation of ``context``: ``length`` symbols (or until ``stop``), each drawn
-    from the model's next distribution at temperature T (P^{1/T}, renormalised)."""
+    from the model's next distribution at temperature T (P^{1/T}, renormalised); the ids in
+    ``exclude`` (an id or a list of ids, e.g. ``<unk>``'s) are never drawn."""
     check_instance("rng", rng, np.random.Generator)
     temperature = check_number("temperature", temperature, low=0, low_open=True)
 
@@ -113,4 +129,4 @@ def generate(model, context, length: int, rng: np.random.Generator, temperature:
                 p = softmax(np.log(p), temperature)
         return sample(p, rng)
 
-    return _decode(model, context, length, stop, pick)
+    return _decode(model, context, length, stop, pick, exclude)

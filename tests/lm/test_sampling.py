@@ -91,6 +91,18 @@ def test_generation_is_reproducible_and_cools_to_greedy():
     assert cold.tolist() == greedy_decode(model, [1], 12).tolist()
 
 
+def test_excluded_symbols_are_never_produced():
+    # Greedy after 1 is 2, 3, 2, 3, ...; without 3 it must take the next best each time.
+    assert 3 not in greedy_decode(MLE(COUNTS), [1], 6, exclude=3).tolist()
+    model = KneserNey(COUNTS)
+    drawn = generate(model, [1], 300, np.random.default_rng(0), exclude=[0, 2])
+    assert len(drawn) == 300 and not np.isin(drawn, [0, 2]).any()
+    with pytest.raises(ValueError, match="exclude"):
+        greedy_decode(MLE(COUNTS), [1], 3, exclude=list(range(6)))
+    with pytest.raises(ValueError, match="exclude"):
+        generate(model, [1], 3, np.random.default_rng(0), exclude=[6])
+
+
 @pytest.mark.parametrize("temperature", [0, -1.0, np.inf, np.nan])
 def test_bad_temperatures_are_refused(temperature):
     with pytest.raises(ValueError, match="temperature"):
