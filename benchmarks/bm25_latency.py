@@ -84,6 +84,6 @@ def main() -> list[dict]:
 
 
 if __name__ == "__main__":
-    from run_all import markdown_table
+    from report import markdown_table
 
     print(markdown_table(main()))

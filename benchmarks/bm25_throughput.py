@@ -318,7 +318,7 @@ def describe(settings: Settings = SETTINGS) -> str:
 
 
 if __name__ == "__main__":
-    from run_all import markdown_table
+    from report import markdown_table
 
     tables = main()
     print(f"{describe()}\n\n{markdown(tables['retrieval'])}\n\n{markdown_table(tables['selection'])}")

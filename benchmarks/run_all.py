@@ -16,7 +16,11 @@ Runs, in this order,
 6. ``sgns_vs_gensim``: Part III's skip-gram with negative sampling against gensim's
    Word2Vec on the same text and settings (time per epoch, similarity and analogy
    scores beside PPMI-SVD and pretrained GloVe, neighbour overlap);
-7. ``widget_repaint``: how fast the interactive figures of the built book respond in
+7. ``tagging_speed``: III.6's Viterbi decoder against nltk's HMM tagger on the same
+   tables (identical paths asserted);
+8. ``optim_speed``: one step of Part IV's optimisers against torch.optim on 1M
+   parameters (equal to 1e-12 asserted);
+9. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -36,7 +40,7 @@ import os
 import platform
 import resource
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
@@ -44,21 +48,16 @@ import bm25_latency
 import bm25_throughput
 import eval_speed
 import ngram_vs_nltk
+import optim_speed
 import sgns_vs_gensim
+import tagging_speed
 import vision_speed
 import widget_repaint
+from report import markdown_table
 
 RESULTS = Path(__file__).with_name("results.md")
 PACKAGES = ["numpy", "scipy", "bm25s", "rank-bm25", "pytrec_eval-terrier", "scikit-image",
             "opencv-python-headless", "scikit-learn", "torch", "gensim", "nltk"]
-
-
-def markdown_table(rows: Sequence[dict]) -> str:
-    """Rows of dicts as a markdown table, one column per key of the first row."""
-    cell = lambda v: f"{v:,.4g}" if isinstance(v, float) else str(v)  # noqa: E731
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
-    lines += ["| " + " | ".join(cell(v) for v in row.values()) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def quietly(benchmark: Callable[[], list[dict]]) -> list[dict]:
@@ -235,6 +234,14 @@ def main() -> str:
     sections.append(vision_section(quietly(vision_speed.main)))
     sections.append(ngram_section(quietly(ngram_vs_nltk.main)))
     sections.append(word2vec_section(quietly(sgns_vs_gensim.main)))
+    sections.append("## Sequence labelling: Viterbi against nltk's HMM tagger\n\n"
+                    "The same probability tables (nltk's, trained on the UD English EWT training split), "
+                    "decoded by both; the paths must be identical. Target: at least 20× faster.\n\n"
+                    + markdown_table(quietly(tagging_speed.main)))
+    sections.append("## Optimisers: one step against torch.optim\n\n"
+                    "One step of each optimiser on a 1M-parameter model (float64, one thread); both copies "
+                    "must agree to 1e-12 after the timed steps. Target: at most 2× torch.optim's time.\n\n"
+                    + markdown_table(quietly(optim_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([

@@ -162,7 +162,7 @@ def main() -> dict[str, list[dict]]:
 
 
 if __name__ == "__main__":
-    from run_all import markdown_table
+    from report import markdown_table
 
     for name, table in main().items():
         print(f"\n{name}\n\n{markdown_table(table)}")

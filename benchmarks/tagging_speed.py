@@ -57,6 +57,6 @@ def main(repeat: int = 3) -> list[dict[str, str]]:
 
 
 if __name__ == "__main__":
-    from run_all import markdown_table
+    from report import markdown_table
 
     print(markdown_table(main()))
