@@ -47,7 +47,7 @@ from .query_likelihood import query_likelihood_scores
 from .ranking import top_k
 from .scoring import document_norms, tfidf_scores
 from .text import ENGLISH_STOP_WORDS, Analyzer
-from .trec import Qrels, Run, Topic, check_queries, check_run, read_qrels, read_topics, trec_ranking
+from .trec import Qrels, Run, Topic, check_queries, read_qrels, read_topics, run_rankings
 
 __all__ = ["COLLECTION_DIR", "POOL_DEPTH", "LEE_GRADES", "topics", "qrels", "judgement_reasons",
            "shakespeare_index", "description_query", "make_run", "pooling_runs", "pool",
@@ -186,22 +186,16 @@ def pooling_runs(depth: int = POOL_DEPTH) -> dict[str, Run]:
     }
 
 
-def _check_runs(runs: object) -> None:
-    """A mapping {system name: run}."""
-    check_mapping("runs", runs)
-    for name, run in runs.items():
-        check_run(f"runs[{name!r}]", run)
-
-
 def pool(runs: Mapping[str, Run], depth: int = POOL_DEPTH) -> dict[str, set[str]]:
     """{qid: the union of the first ``depth`` docnos of every run, ranked as trec_eval
     ranks them} (score descending, ties by docno descending)."""
-    _check_runs(runs)
+    check_mapping("runs", runs)
     depth = check_count("depth", depth, low=1)
+    rankings = [run_rankings(f"runs[{name!r}]", run) for name, run in runs.items()]  # each run checked once
     pooled: dict[str, set[str]] = {}
-    for run in runs.values():
-        for qid, doc_scores in run.items():
-            pooled.setdefault(qid, set()).update(trec_ranking(doc_scores)[:depth])
+    for ranked in rankings:
+        for qid, ranking in ranked.items():
+            pooled.setdefault(qid, set()).update(ranking[:depth])
     return pooled
 
 

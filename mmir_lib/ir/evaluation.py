@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..validation import check_array, check_choice, check_count, check_number, check_optional, describe
-from .trec import check_docnos, check_judgements, check_qrels, check_run, trec_ranking
+from .trec import check_docnos, check_judgements, check_qrels, run_rankings
 
 __all__ = [
     "CUTOFFS",
@@ -677,7 +677,7 @@ def evaluate(
     >>> evaluate(run, qrels, "recip_rank", missing="zero")
     {'q1': {'recip_rank': 1.0}, 'q2': {'recip_rank': 0.0}, 'q3': {'recip_rank': 0.0}}
     """
-    check_run("run", run)
+    rankings = run_rankings("run", run)  # each query checked once, then ranked
     check_qrels("qrels", qrels)
     plan = _check_measures(measures)
     check_choice("missing", missing, ("skip", "zero"))
@@ -685,8 +685,8 @@ def evaluate(
     for qid, judgements in qrels.items():
         if not judgements:
             continue
-        if qid in run:
-            ranking = trec_ranking(run[qid])
+        if qid in rankings:
+            ranking = rankings[qid]
         elif missing == "zero":
             ranking = []
         else:

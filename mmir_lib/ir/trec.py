@@ -55,6 +55,7 @@ __all__ = [
     "read_qrels",
     "read_run",
     "read_topics",
+    "run_rankings",
     "trec_ranking",
     "write_qrels",
     "write_run",
@@ -243,15 +244,34 @@ def check_run(name: str, run: object) -> None:
     ...
     ValueError: run, query 'q1': scores must be finite, got nan for 'd1'
     """
+    for qid, doc_scores in _checked_run(name, run):
+        _checked_query(name, qid, doc_scores)
+
+
+def run_rankings(name: str, run: object) -> dict[str, list[str]]:
+    """``run`` checked as :func:`check_run` does, and each query's docnos in trec_eval's
+    order (:func:`trec_ranking`): ``{qid: [docno, ...]}``. Each query is checked once, and
+    its checked scores are the ones ranked (a metric over many queries pays for one pass).
+
+    >>> run_rankings("run", {"q1": {"d1": 0.5, "d2": 0.9}})
+    {'q1': ['d2', 'd1']}
+    """
+    return {qid: _ranked(*_checked_query(name, qid, doc_scores)) for qid, doc_scores in _checked_run(name, run)}
+
+
+def _checked_run(name: str, run: object):
     check_str("name", name)
     if not isinstance(run, Mapping):
         raise TypeError(f"{name} must be a mapping {{qid: {{docno: score}}}}, got {describe(run)}")
-    for qid, doc_scores in run.items():
-        try:
-            _check_id("qid", qid)
-            _check_scores(doc_scores)
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"{name}, query {qid!r}: {error}") from None
+    return run.items()
+
+
+def _checked_query(name: str, qid: object, doc_scores: object) -> tuple[list[str], np.ndarray]:
+    try:
+        _check_id("qid", qid)
+        return _check_scores(doc_scores)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{name}, query {qid!r}: {error}") from None
 
 
 # ---- the trec_eval ranking rule ------------------------------------------------------
@@ -297,7 +317,11 @@ def trec_ranking(doc_scores: Mapping[str, float]) -> list[str]:
     >>> trec_ranking({"a": 1.0 + 1e-9, "b": 1.0})  # equal as float32: a tie, so b first
     ['b', 'a']
     """
-    docnos, scores = _check_scores(doc_scores)
+    return _ranked(*_check_scores(doc_scores))
+
+
+def _ranked(docnos: list[str], scores: np.ndarray) -> list[str]:
+    """Checked docnos (in descending order) and their scores, ranked by trec_eval's rule."""
     with np.errstate(over="ignore"):  # beyond ±3.4e38 a float32 is ±inf, in trec_eval too
         scores32 = scores.astype(np.float32)
     order = np.argsort(-scores32, kind="stable")  # ...kept among equal scores by a stable sort
@@ -419,12 +443,12 @@ def write_run(run: Mapping[str, Mapping[str, float]], destination: Destination, 
     1 Q0 d2 2 0.5 demo
     1 Q0 d1 3 0.5 demo
     """
-    check_run("run", run)
+    rankings = run_rankings("run", run)
     _check_destination(destination)
     _check_id("tag", tag)
     lines = []
     for qid, doc_scores in run.items():
-        for rank, docno in enumerate(trec_ranking(doc_scores), start=1):
+        for rank, docno in enumerate(rankings[qid], start=1):
             _check_id("docno", docno)
             lines.append(f"{qid} Q0 {docno} {rank} {float(doc_scores[docno])!r} {tag}\n")
     _write(destination, "".join(lines))
