@@ -5,7 +5,7 @@ with ``inspect.getsource`` shows its full docstring and its argument checks, whi
 the reader does not need in order to follow the algorithm. :func:`show_code` prints
 
 * the signature,
-* the docstring's first line (the summary; the rest is in the library),
+* the docstring's summary (its first paragraph; the rest is in the library),
 * the body without its leading argument checks: statements that call a validator
   (a function whose name starts with ``check_`` or ``_check_``, see
   :mod:`mmir_lib.validation`) or ``if ...: raise`` blocks, replaced by one comment,
@@ -37,6 +37,8 @@ __all__ = ["Listing", "show_code"]
 
 CHECKS_COMMENT = "# (argument checks left out: see the full source)"
 ELISION = "# ..."
+#: Longest line of a compacted signature (the book's code lines are at most 120 characters).
+WIDTH = 110
 
 
 @dataclass(frozen=True)
@@ -78,9 +80,47 @@ def _is_check_call(call: ast.Call) -> bool:
     return name.startswith(("check_", "_check_"))
 
 
-def _docstring_summary(node: ast.AST) -> str | None:
+def _docstring_summary(node: ast.AST) -> list[str] | None:
+    """The docstring's summary: its first paragraph, as lines (a summary that runs over
+    two lines is shown whole, never cut off mid-sentence)."""
     doc = ast.get_docstring(node, clean=True)
-    return doc.strip().splitlines()[0] if doc else None
+    if not doc:
+        return None
+    paragraph = doc.strip().split("\n\n")[0]
+    return [line.strip() for line in paragraph.splitlines()]
+
+
+def _compact_signature(lines: list[str], node: ast.AST) -> None:
+    """Set a signature written one parameter per line into as few lines as fit
+    :data:`WIDTH`, broken only after a top-level comma (in place: the first line gets
+    the signature, the others become empty strings, dropped later)."""
+    first = next(i for i in range(node.lineno - 1, len(lines)) if lines[i].lstrip().startswith(("def ", "async def ")))
+    last = node.body[0].lineno - 2
+    while last > first and not lines[last].rstrip().endswith(":"):
+        last -= 1
+    if last == first:
+        return
+    indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
+    text = " ".join(line.strip() for line in lines[first:last + 1])
+    text = text.replace("( ", "(").replace(", )", ")").replace(",)", ")")
+    pieces, depth, start = [], 0, 0
+    for i, char in enumerate(text):  # split after each comma outside brackets
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if char == "," and depth == 1:
+            pieces.append(text[start:i + 1])
+            start = i + 2
+    pieces.append(text[start:])
+    opening = indent + " " * (text.index("(") + 1)
+    out = [indent + pieces[0]]
+    for piece in pieces[1:]:
+        if len(out[-1]) + 1 + len(piece) <= WIDTH:
+            out[-1] += " " + piece
+        else:
+            out.append(opening + piece)
+    lines[first] = "\n".join(out)
+    for i in range(first + 1, last + 1):
+        lines[i] = None
 
 
 def show_code(obj, *, between: tuple[str, str] | None = None, checks: bool = False) -> Listing:
@@ -120,14 +160,17 @@ def show_code(obj, *, between: tuple[str, str] | None = None, checks: bool = Fal
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         raise TypeError(f"obj must be a function or a class, got {type(obj).__name__}")
     lines = source.splitlines()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+        _compact_signature(lines, node)
     dropped, comment_at = set(), None
+    dropped.update(i for i, line in enumerate(lines) if line is None)
     body = list(node.body)
     summary = _docstring_summary(node)
     if summary is not None:
         doc = body.pop(0)
         dropped.update(range(doc.lineno - 1, doc.end_lineno))
         indent = " " * doc.col_offset
-        lines[doc.lineno - 1] = f'{indent}"""{summary}"""'
+        lines[doc.lineno - 1] = "\n".join(f"{indent}{line}" for line in [f'"""{summary[0]}', *summary[1:]]) + '"""'
         dropped.discard(doc.lineno - 1)
     if not checks and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         while body and _is_check(body[0]):

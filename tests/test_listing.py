@@ -20,6 +20,20 @@ def scaled_sum(values, weight=1.0, shift=0.0):
     return total
 
 
+def weighted_total(
+    values: list[float],
+    weights: dict[str, tuple[int, int]] | None = None,
+    *,
+    scale: float = 1.0,
+) -> float:
+    """The sum of the values, each times its weight, all times the scale: a summary that
+    runs over two lines.
+
+    More that the listing leaves out.
+    """
+    return scale * sum(values)
+
+
 class Counter:
     """Counts calls."""
 
@@ -35,6 +49,17 @@ def test_listing_keeps_signature_summary_and_algorithm():
     assert lines[2] == "    " + CHECKS_COMMENT
     assert "longer explanation" not in text and "check_number" not in text and "raise" not in text
     assert lines[3:] == ["    total = 0.0", "    for v in values:", "        total += weight * v", "    return total"]
+
+
+def test_a_signature_over_many_lines_is_set_compactly_and_a_long_summary_whole():
+    lines = show_code(weighted_total).code.splitlines()
+    signature = "\n".join(lines[:lines.index(next(line for line in lines if '"""' in line))])
+    assert signature.count("\n") <= 1 and all(len(line) <= 110 for line in signature.splitlines())
+    assert signature.replace("\n", " ").split() == ("def weighted_total(values: list[float], weights: dict[str, "
+                                                      "tuple[int, int]] | None = None, *, scale: float = 1.0) -> "
+                                                      "float:").split()
+    assert lines[-3:] == ['    """The sum of the values, each times its weight, all times the scale: a summary that',
+                          '    runs over two lines."""', "    return scale * sum(values)"]
 
 
 def test_checks_can_be_kept():
