@@ -27,6 +27,25 @@ def notebooks(paths):
             yield p
 
 
+def coalesce_streams(nb) -> None:
+    """Join consecutive stream outputs of the same stream (stdout or stderr) in each cell.
+
+    A kernel sends printed text in chunks whose boundaries depend on timing (a busy
+    machine splits one table into a dozen outputs); stored as one output per stream, the
+    notebook is the same whatever the load, and so are its diffs.
+    """
+    for cell in nb.cells:
+        merged = []
+        for output in cell.get("outputs", []):
+            if (output.output_type == "stream" and merged and merged[-1].output_type == "stream"
+                    and merged[-1].name == output.name):
+                merged[-1].text += output.text
+            else:
+                merged.append(output)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
 def execute(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
@@ -36,6 +55,7 @@ def execute(path: Path) -> None:
     start = time.perf_counter()
     client.execute()
     seconds = time.perf_counter() - start
+    coalesce_streams(nb)
     nbformat.write(nb, path)
     print(f"{path}: executed in {seconds:.1f} s", flush=True)
 
