@@ -120,22 +120,26 @@ class _LinearClassifier:
         k = m if batch_size is None else min(batch_size, m)
         optimizer = SGD(self.params, lr, momentum=momentum)
         order_rng = np.random.default_rng(seed)
-        J, grads = self._loss_and_gradients(X, y, m)
+        initial = [p.copy() for p in self.params]                 # restored if training diverges
         history = []
-        for _ in range(epochs):
-            if k == m:
-                optimizer.step(grads)                             # the full gradient, computed below
-            else:
-                order = order_rng.permutation(m)
-                for start in range(0, m, k):
-                    rows = order[start:start + k]
-                    optimizer.step(self._loss_and_gradients(X[rows], y[rows], m)[1])
+        with np.errstate(over="ignore", invalid="ignore"):  # divergence is caught below, by name
             J, grads = self._loss_and_gradients(X, y, m)
-            if not np.isfinite(J) or not all(np.isfinite(g).all() for g in grads):
-                raise ValueError(f"training diverged (J is no longer finite) with lr = {lr:g}: lower lr")
-            history.append(J)
-            if tol is not None and max(np.abs(g).max() for g in grads) < tol:
-                break
+            for _ in range(epochs):
+                if k == m:
+                    optimizer.step(grads)                         # the full gradient, computed below
+                else:
+                    order = order_rng.permutation(m)
+                    for start in range(0, m, k):
+                        rows = order[start:start + k]
+                        optimizer.step(self._loss_and_gradients(X[rows], y[rows], m)[1])
+                J, grads = self._loss_and_gradients(X, y, m)
+                if not np.isfinite(J) or not all(np.isfinite(g).all() for g in grads):
+                    for p, saved in zip(self.params, initial):
+                        p[...] = saved
+                    raise ValueError(f"training diverged (J is no longer finite) with lr = {lr:g}: lower lr")
+                history.append(J)
+                if tol is not None and max(np.abs(g).max() for g in grads) < tol:
+                    break
         return np.array(history)
 
     def predict(self, X) -> np.ndarray:  # pragma: no cover - each model predicts its labels
