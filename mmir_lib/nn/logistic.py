@@ -25,7 +25,16 @@ scikit-learn's objective C Σ_i L + ½‖W‖² with C = 1/λ: the same minimise
 tests and chapter IV.1 check.
 
 :meth:`~LogisticRegression.fit` runs full-batch or mini-batch gradient descent (with
-optional momentum) through :class:`mmir_lib.nn.optim.SGD`, starting from zero weights.
+optional momentum) through :class:`mmir_lib.nn.optim.SGD`, starting from zero weights
+(a second call continues from where the first stopped).
+
+Examples
+--------
+>>> X, y = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]]), np.array([0, 0, 1, 1])
+>>> model = LogisticRegression(n_features=2, lam=0.1)
+>>> losses = model.fit(X, y, lr=0.5, epochs=200)
+>>> bool(losses[-1] < losses[0]), model.predict(X).tolist()
+(True, [0, 0, 1, 1])
 """
 
 from __future__ import annotations

@@ -29,6 +29,13 @@ These are torch's ``torch.sigmoid``, ``F.binary_cross_entropy_with_logits`` and
 ``torch.autograd``). ``reduction`` chooses the mean over examples (the default, as in
 torch), their sum, or the per-example values ("none"); each gradient follows the same
 choice ("none": the gradient of each example's own loss).
+
+Examples
+--------
+>>> float(binary_cross_entropy_with_logits([1000.0, -1000.0], [0.0, 0.0], reduction="sum"))
+1000.0
+>>> softmax_cross_entropy_gradient([[0.0, 0.0]], [1])
+array([[ 0.5, -0.5]])
 """
 
 from __future__ import annotations
