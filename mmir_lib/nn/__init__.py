@@ -1,5 +1,9 @@
 """Neural-network foundations (Part IV): the machinery of the deep chapters, by hand.
 
+* :mod:`.losses` -- the stable sigmoid, binary and softmax cross-entropy from logits, each
+  with its gradient (equal to torch's);
+* :mod:`.logistic` -- logistic and softmax regression with L2, trained by (mini-batch)
+  gradient descent (the same weights as scikit-learn's LogisticRegression), accuracy;
 * :mod:`.optim` -- gradient descent with momentum, RMSprop and Adam on numpy arrays
   (equal to ``torch.optim``), exponentially weighted averages, learning-rate
   schedules, hyperparameters sampled on a log scale;
