@@ -16,7 +16,10 @@ Runs, in this order,
 6. ``sgns_vs_gensim``: Part III's skip-gram with negative sampling against gensim's
    Word2Vec on the same text and settings (time per epoch, similarity and analogy
    scores beside PPMI-SVD and pretrained GloVe, neighbour overlap);
-7. ``widget_repaint``: how fast the interactive figures of the built book respond in
+7. ``autograd_speed``: one training step (forward, backward, SGD update) of chapter
+   IV.2's MLP with mmir_lib's autograd engine against torch.autograd, one thread each
+   (equal parameters after the steps asserted);
+8. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -40,6 +43,7 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from pathlib import Path
 
+import autograd_speed
 import bm25_latency
 import bm25_throughput
 import eval_speed
@@ -226,6 +230,22 @@ def word2vec_section(tables: dict[str, list[dict]]) -> str:
     ])
 
 
+def autograd_section(rows: list[dict]) -> str:
+    ratio = float(rows[0]["ratio"].rstrip("×"))
+    met = "met" if ratio <= autograd_speed.TARGET else "**not met**"
+    return "\n".join([
+        "## Part IV: the autograd engine against torch.autograd",
+        "",
+        "One training step of chapter IV.2's two-layer perceptron (784-128-10, ReLU, softmax cross-entropy, "
+        "float64, the course notes' layout X of shape (784, m)) on 256 MNIST digits: forward pass, backward pass "
+        "and an SGD update; one thread each; the best of 5 runs of 30 steps.",
+        "",
+        markdown_table(rows),
+        "",
+        f"Target: at most {autograd_speed.TARGET:g}× torch's time per step; measured {ratio:.2f}×: {met}.",
+    ])
+
+
 def main() -> str:
     started, date = time.perf_counter(), datetime.datetime.now(datetime.timezone.utc)
     sections = [throughput_section(quietly(bm25_throughput.main))]
@@ -235,6 +255,7 @@ def main() -> str:
     sections.append(vision_section(quietly(vision_speed.main)))
     sections.append(ngram_section(quietly(ngram_vs_nltk.main)))
     sections.append(word2vec_section(quietly(sgns_vs_gensim.main)))
+    sections.append(autograd_section(quietly(autograd_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([
