@@ -97,9 +97,7 @@ class Tensor:
     def __init__(self, data, requires_grad: bool = False, name: str = ""):
         if isinstance(data, Tensor):
             raise TypeError("data must be an array, not a Tensor (use tensor.data)")
-        if isinstance(data, (bool, np.bool_)) or getattr(data, "dtype", None) == np.bool_:
-            raise TypeError(f"data must hold numbers, not booleans, got {describe(data)}")
-        self.data = check_array("data", data, nonempty=True)
+        self.data = _check_numbers("data", data)
         self.requires_grad = check_bool("requires_grad", requires_grad)
         self.name = check_str("name", name, allow_empty=True)
         self.grad = None
@@ -364,6 +362,13 @@ def _operand(value, name: str, tensor: Tensor, broadcast: bool = True) -> Tensor
     return value
 
 
+def _check_numbers(name: str, value) -> np.ndarray:
+    """A non-empty, finite array of numbers (not booleans) as float64."""
+    if isinstance(value, (bool, np.bool_)) or getattr(value, "dtype", None) == np.bool_:
+        raise TypeError(f"{name} must hold numbers, not booleans, got {describe(value)}")
+    return check_array(name, value, nonempty=True)
+
+
 def _check_shape(name: str, shape, allow_minus_one: bool = False) -> tuple:
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
         shape = (shape,)
@@ -426,6 +431,8 @@ def softmax_cross_entropy(logits: Tensor, labels, axis: int = -1) -> Tensor:
         raise TypeError(f"logits must be a Tensor, got {describe(logits)}")
     if logits.ndim != 2:
         raise ValueError(f"logits must be 2-dimensional (examples and classes), got shape {logits.shape}")
+    if isinstance(axis, (bool, np.bool_)):
+        raise TypeError("axis must be 0, 1 or -1, not a bool")
     axis = check_choice("axis", axis, (0, 1, -1)) % 2
     m, classes = logits.shape[1 - axis], logits.shape[axis]
     labels = check_array("labels", labels, kind="int", ndim=1, low=0, high=classes - 1)
@@ -453,16 +460,16 @@ def numerical_gradient(f, x, eps: float = 1e-6) -> np.ndarray:
     is O(ε²) (the ε² f''' / 6 term of Taylor's series), against O(ε) one-sided.
     """
     f = check_callable("f", f)
-    x = check_array("x", x, nonempty=True).copy()
+    x = _check_numbers("x", x).copy()
     eps = check_number("eps", eps, low=0, low_open=True, high=0.1)
     grad = np.empty_like(x)
     flat, out = x.reshape(-1), grad.reshape(-1)
     for i in range(flat.size):
         kept = flat[i]
         flat[i] = kept + eps
-        up = _value("f", f(x))
+        up = _value(f"f(x) at x.flat[{i}] + eps", f(x))
         flat[i] = kept - eps
-        down = _value("f", f(x))
+        down = _value(f"f(x) at x.flat[{i}] - eps", f(x))
         flat[i] = kept
         out[i] = (up - down) / (2 * eps)
     return grad
@@ -473,7 +480,7 @@ def _value(name: str, value) -> float:
         value = value.data
     if isinstance(value, np.ndarray) and value.size == 1:
         value = value.reshape(()).item()
-    return check_number(f"{name}'s value", value)
+    return check_number(name, value)
 
 
 def relative_error(g, g_num) -> float:
