@@ -90,6 +90,14 @@ class Tensor:
         (not copied when it is one already, so an optimiser can update it in place).
     requires_grad : whether :meth:`backward` computes ``grad`` for this tensor.
     name : a label for figures of the graph.
+
+    Examples
+    --------
+    >>> a, b = Tensor(3.0, requires_grad=True), Tensor(1.0, requires_grad=True)
+    >>> L = (a + 2 * b) * -2.0
+    >>> L.backward()
+    >>> L.item(), a.grad.item(), b.grad.item()
+    (-10.0, -2.0, -4.0)
     """
 
     __array_ufunc__ = None  # ndarray * Tensor calls Tensor.__rmul__, not numpy's elementwise loop
@@ -124,6 +132,7 @@ class Tensor:
     # ---- shape and display ----------------------------------------------------------
     shape = property(lambda self: self.data.shape)
     ndim = property(lambda self: self.data.ndim)
+    parents = property(lambda self: self._parents, doc="The tensors this one was computed from (none for a leaf).")
 
     def item(self) -> float:
         """The value of a one-element tensor as a Python float."""
