@@ -126,8 +126,8 @@ class Tensor:
 
     def _add_grad(self, g: np.ndarray) -> None:
         """Accumulate ∂J/∂self from one path (summed over broadcast axes first)."""
-        g = _unbroadcast(g, self.data.shape)
-        self.grad = g if self.grad is None else self.grad + g
+        g = _unbroadcast(np.asarray(g), self.data.shape)   # (numpy turns 0-d results into scalars)
+        self.grad = g if self.grad is None else np.asarray(self.grad + g)
 
     # ---- shape and display ----------------------------------------------------------
     shape = property(lambda self: self.data.shape)
