@@ -5,8 +5,9 @@ notes' layout: X (784, m), Z¹ = W¹ X + b¹ with W¹ (128, 784), A¹ = ReLU(Z¹
 Z² = W² A¹ + b² with W² (10, 128), and the mean softmax cross-entropy of Z² (classes
 along axis 0), float64, on a batch of m = 256 real MNIST digits. One step is the forward
 pass, the backward pass and a plain SGD update (mmir_lib.nn.optim.SGD on the engine's
-``.data`` arrays; torch.optim.SGD on torch's tensors), on one thread for both. Timed:
-``steps`` steps after ``warmup`` untimed ones; the best of ``repeat`` runs, per step.
+``.data`` arrays; torch.optim.SGD on torch's tensors), on one thread for both. Timed in
+processor time (a shared machine inflates wall time): ``steps`` steps after ``warmup``
+untimed ones; the best of ``repeat`` runs per step, the two libraries taking turns.
 After the same steps both copies of the parameters must agree to 1e-10.
 Run with ``python benchmarks/autograd_speed.py``; ``main()`` returns the table rows.
 """
@@ -65,20 +66,18 @@ def main(steps: int = 30, warmup: int = 3, repeat: int = 5) -> list[dict[str, st
             optimizer.step()
         return step
 
-    times = {}
+    times = {"mmir_lib.nn.autograd": [float("inf"), None], "torch.autograd": [float("inf"), None]}
     with threadpool_limits(limits=1):
-        for library, make in (("mmir_lib.nn.autograd", ours_for), ("torch.autograd", theirs_for)):
-            best = float("inf")
-            for _ in range(repeat):
+        for _ in range(repeat):  # the two libraries take turns, so that a busy moment hits both
+            for library, make in (("mmir_lib.nn.autograd", ours_for), ("torch.autograd", theirs_for)):
                 params = [p.copy() for p in start]
                 step = make(params)
                 for _ in range(warmup):
                     step()
-                began = time.perf_counter()
+                began = time.process_time()
                 for _ in range(steps):
                     step()
-                best = min(best, (time.perf_counter() - began) / steps)
-            times[library] = (best, params)
+                times[library] = [min(times[library][0], (time.process_time() - began) / steps), params]
     gap = max(np.abs(a - b).max() for a, b in zip(times["mmir_lib.nn.autograd"][1], times["torch.autograd"][1]))
     assert gap < 1e-10, gap
     ours, theirs = times["mmir_lib.nn.autograd"][0], times["torch.autograd"][0]

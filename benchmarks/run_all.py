@@ -238,7 +238,8 @@ def autograd_section(rows: list[dict]) -> str:
         "",
         "One training step of chapter IV.2's two-layer perceptron (784-128-10, ReLU, softmax cross-entropy, "
         "float64, the course notes' layout X of shape (784, m)) on 256 MNIST digits: forward pass, backward pass "
-        "and an SGD update; one thread each; the best of 5 runs of 30 steps.",
+        "and an SGD update; one thread each; processor time, the best of 5 runs of 30 steps, the libraries taking "
+        "turns.",
         "",
         markdown_table(rows),
         "",
