@@ -20,7 +20,10 @@ Runs, in this order,
    tables (identical paths asserted);
 8. ``optim_speed``: one step of Part IV's optimisers against torch.optim on 1M
    parameters (equal to 1e-12 asserted);
-9. ``widget_repaint``: how fast the interactive figures of the built book respond in
+9. ``autograd_speed``: one training step (forward, backward, SGD update) of chapter
+   IV.2's MLP with mmir_lib's autograd engine against torch.autograd, one thread each
+   (equal parameters after the steps asserted);
+10. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -44,6 +47,7 @@ from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
+import autograd_speed
 import bm25_latency
 import bm25_throughput
 import eval_speed
@@ -225,6 +229,23 @@ def word2vec_section(tables: dict[str, list[dict]]) -> str:
     ])
 
 
+def autograd_section(rows: list[dict]) -> str:
+    ratio = float(rows[0]["ratio"].rstrip("×"))
+    met = "met" if ratio <= autograd_speed.TARGET else "**not met**"
+    return "\n".join([
+        "## Part IV: the autograd engine against torch.autograd",
+        "",
+        "One training step of chapter IV.2's two-layer perceptron (784-128-10, ReLU, softmax cross-entropy, "
+        "float64, the course notes' layout X of shape (784, m)) on 256 MNIST digits: forward pass, backward pass "
+        "and an SGD update; one thread each; processor time, the best of 5 runs of 30 steps, the libraries taking "
+        "turns.",
+        "",
+        markdown_table(rows),
+        "",
+        f"Target: at most {autograd_speed.TARGET:g}× torch's time per step; measured {ratio:.2f}×: {met}.",
+    ])
+
+
 def main() -> str:
     started, date = time.perf_counter(), datetime.datetime.now(datetime.timezone.utc)
     sections = [throughput_section(quietly(bm25_throughput.main))]
@@ -242,6 +263,7 @@ def main() -> str:
                     "One step of each optimiser on a 1M-parameter model (float64, one thread); both copies "
                     "must agree to 1e-12 after the timed steps. Target: at most 2× torch.optim's time.\n\n"
                     + markdown_table(quietly(optim_speed.main)))
+    sections.append(autograd_section(quietly(autograd_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([

@@ -4,6 +4,9 @@
   with its gradient (equal to torch's);
 * :mod:`.logistic` -- logistic and softmax regression with L2, trained by (mini-batch)
   gradient descent (the same weights as scikit-learn's LogisticRegression), accuracy;
+* :mod:`.autograd` -- a reverse-mode automatic differentiation engine over numpy arrays
+  (:class:`~.autograd.Tensor`, each operation's derivative beside its forward; equal to
+  ``torch.autograd``), with centred-difference gradient checking;
 * :mod:`.optim` -- gradient descent with momentum, RMSprop and Adam on numpy arrays
   (equal to ``torch.optim``), exponentially weighted averages, learning-rate
   schedules, hyperparameters sampled on a log scale;
