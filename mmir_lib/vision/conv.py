@@ -219,7 +219,10 @@ def conv2d_backward(x: object, w: object, grad_out: object, stride: int = 1, pad
     n_filters, channels, kh, kw = w.shape
     out_h = conv_output_size(x.shape[2], kh, stride, padding, dilation)
     out_w = conv_output_size(x.shape[3], kw, stride, padding, dilation)
-    g = check_array("grad_out", grad_out, ndim=4, shape=(x.shape[0], n_filters, out_h, out_w))
+    g = check_array("grad_out", grad_out, ndim=4)
+    if g.shape != (x.shape[0], n_filters, out_h, out_w):
+        raise ValueError(f"grad_out must have shape {(x.shape[0], n_filters, out_h, out_w)}, the output's for x, w "
+                         f"and this stride, padding and dilation; got {g.shape}")
     height, width = x.shape[2] + 2 * padding, x.shape[3] + 2 * padding
 
     # ∂L/∂x: a full correlation of the stride-spread gradient with the flipped kernel
