@@ -23,7 +23,9 @@ Runs, in this order,
 9. ``autograd_speed``: one training step (forward, backward, SGD update) of chapter
    IV.2's MLP with mmir_lib's autograd engine against torch.autograd, one thread each
    (equal parameters after the steps asserted);
-10. ``widget_repaint``: how fast the interactive figures of the built book respond in
+10. ``conv_speed``: V.1's convolution layer (im2col and one matrix product) against
+   torch's conv2d on LeNet-5's two layers, float64 and float32 (equal to 1e-12 asserted);
+11. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -50,6 +52,7 @@ from pathlib import Path
 import autograd_speed
 import bm25_latency
 import bm25_throughput
+import conv_speed
 import eval_speed
 import ngram_vs_nltk
 import optim_speed
@@ -264,6 +267,11 @@ def main() -> str:
                     "must agree to 1e-12 after the timed steps. Target: at most 2× torch.optim's time.\n\n"
                     + markdown_table(quietly(optim_speed.main)))
     sections.append(autograd_section(quietly(autograd_speed.main)))
+    sections.append("## Convolution layers: im2col against torch's conv2d\n\n"
+                    "LeNet-5's two convolution layers on a batch of 256, one thread; the book's layer computes "
+                    "in float64 and must agree with torch's float64 result to 1e-12. Target: at most 3× "
+                    "torch's float64 time (torch's float32 kernels are shown for scale).\n\n"
+                    + markdown_table(quietly(conv_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([

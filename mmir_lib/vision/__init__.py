@@ -21,6 +21,12 @@
 * :mod:`.bovw` -- bags of visual words in Part I's inverted index;
 * :mod:`.image_collection` -- the book's image retrieval collection: views of real
   photographs made by known transformations, queries and qrels.
+
+Deep networks for images (Part V), imported from their modules:
+
+* :mod:`.conv` -- the convolution layer by loops and by im2col (equal to torch's
+  ``conv2d``), its backward pass as convolutions, max and average pooling, ReLU, the
+  output-size formula and receptive fields.
 """
 
 from .derivatives import GRADIENT_OPERATORS, gaussian_filter, gaussian_gradient, gradient, gradient_polar, laplacian
