@@ -8,7 +8,9 @@ notebooks can show, run and test them:
 * :mod:`mmir_lib.widgets` -- interactive figures that also work in the static book;
 * shared by every part: :mod:`mmir_lib.chapter` (:func:`setup_chapter`, the first code
   cell of every chapter), :mod:`mmir_lib.validation` (argument checks),
-  :mod:`mmir_lib.listing` (code listings) and :mod:`mmir_lib.plotting` (the figures' style).
+  :mod:`mmir_lib.listing` (code listings), :mod:`mmir_lib.plotting` (the figures' style)
+  and :mod:`mmir_lib.ranking` (top-k selection with the book's tie rule: documents in
+  Part I, nearest words in Part III).
 """
 
 from .chapter import setup_chapter

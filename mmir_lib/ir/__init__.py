@@ -14,7 +14,7 @@ from .boolean import and_not, boolean_search, intersect, intersect_many, parse_q
 from .laws import fit_heaps, fit_zipf, vocabulary_growth
 
 # Chapter 2: query processing, compression, distribution, caching
-from .ranking import top_k
+from ..ranking import top_k  # the book's ranking rule (mmir_lib.ranking), part of Part I's toolkit
 from .query_processing import CollectionStatistics, daat_top_k, maxscore_top_k, taat_top_k, wand_top_k
 from .compression import bits_per_posting, decode_postings, dgaps, encode_postings
 from .distributed import build_shards, distributed_search, merge_results, partition_documents

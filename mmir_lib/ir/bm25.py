@@ -38,7 +38,7 @@ import numpy as np
 from ..validation import (check_array, check_broadcast, check_choice, check_count, check_instance, check_number,
                           check_probability)
 from .index import InvertedIndex
-from .ranking import top_k
+from ..ranking import top_k
 
 __all__ = [
     "saturation",
@@ -205,7 +205,7 @@ def bm25_search(
 
     Only documents that contain at least one query term are ranked, so a query
     whose terms are all unknown returns two empty arrays. Ties are broken by
-    document number (see :mod:`mmir_lib.ir.ranking`).
+    document number (see :mod:`mmir_lib.ranking`).
 
     Returns
     -------

@@ -43,7 +43,7 @@ from ..validation import (check_choice, check_count, check_instance, check_mappi
                           check_probability, check_str_list, describe)
 from .bm25 import VARIANTS
 from .index import InvertedIndex
-from .ranking import top_k
+from ..ranking import top_k
 from .text import Analyzer
 
 __all__ = ["FieldedIndex", "bm25f_scores", "bm25f_search"]

@@ -44,7 +44,7 @@ from ..validation import (check_callable, check_count, check_instance, check_map
 from .bm25 import bm25_scores
 from .index import InvertedIndex
 from .query_likelihood import query_likelihood_scores
-from .ranking import top_k
+from ..ranking import top_k
 from .scoring import document_norms, tfidf_scores
 from .text import ENGLISH_STOP_WORDS, Analyzer
 from .trec import Qrels, Run, Topic, check_queries, read_qrels, read_topics, run_rankings

@@ -34,7 +34,7 @@ from ..validation import (check_array, check_choice, check_count, check_instance
                           check_str_list, describe)
 from .index import InvertedIndex
 from .query_processing import ALGORITHMS, CollectionStatistics
-from .ranking import top_k
+from ..ranking import top_k
 from .text import Analyzer
 
 __all__ = [

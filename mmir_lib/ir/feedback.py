@@ -50,7 +50,7 @@ from ..validation import (check_array, check_callable, check_choice, check_count
                           check_optional, check_probability, check_str, describe)
 from .bm25 import VARIANTS, bm25_impacts
 from .index import InvertedIndex
-from .ranking import top_k
+from ..ranking import top_k
 from .scoring import document_norms, idf, parse_scheme, query_weights, tf_weight
 from .trec import check_qrels, check_run
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..validation import check_count, check_instance, check_number
 from .index import InvertedIndex
-from .ranking import top_k
+from ..ranking import top_k
 
 __all__ = ["query_likelihood_scores", "query_likelihood_search"]
 

@@ -70,7 +70,7 @@ from ..validation import (check_array, check_choice, check_count, check_instance
                           check_optional, check_probability, check_str, check_str_list, describe)
 from .bm25 import VARIANTS, bm25_impacts
 from .index import InvertedIndex
-from .ranking import top_k
+from ..ranking import top_k
 
 __all__ = [
     "CollectionStatistics",
@@ -321,7 +321,7 @@ def taat_top_k(index: InvertedIndex, query: str | Sequence[str], k: int = 10, **
 
     For each query term in turn, ``acc[d] += w_t(d)`` for every posting (d, tf) of
     the term (one vectorised step per list). Then the top ``k`` of the touched
-    accumulators are selected with :func:`~mmir_lib.ir.ranking.top_k` (a partial
+    accumulators are selected with :func:`~mmir_lib.ranking.top_k` (a partial
     sort, no heap). Memory: one accumulator per document. Keyword ``params``: k1, b,
     variant, statistics (see :func:`scored_postings`).
 

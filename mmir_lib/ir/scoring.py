@@ -34,7 +34,7 @@ import numpy as np
 
 from ..validation import check_array, check_choice, check_count, check_instance, check_optional, check_str, check_str_list
 from .index import InvertedIndex
-from .ranking import top_k
+from ..ranking import top_k
 
 __all__ = ["jaccard", "jaccard_scores", "tf_weight", "idf", "parse_scheme", "document_norms",
            "query_weights", "tfidf_scores", "tfidf_search"]

@@ -11,9 +11,10 @@ Their recipe, "hard debiasing", in three steps:
    mean difference (the seed's version). g is a unit vector, oriented so that the
    first words of the pairs (she, woman, …) project positively.
 2. **Neutralise** every word that should carry no gender (doctor, nurse,
-   programmer): remove its component along g,
+   programmer): remove its component along g and renormalise, as Bolukbasi et al. do
+   (their vectors are unit vectors, and stay so),
 
-       e⊥ = e − (e · g) g,       so that e⊥ · g = 0.
+       e⊥ = (e − (e · g) g) / ‖e − (e · g) g‖,       so that e⊥ · g = 0 and ‖e⊥‖ = 1.
 
 3. **Equalise** each definitional pair around the neutral axis: both words get the
    same component orthogonal to g (their mean's, ν) and opposite components along
@@ -150,11 +151,22 @@ def project(vectors: object, direction: object) -> np.ndarray:
 
 
 def neutralize(vectors: object, direction: object) -> np.ndarray:
-    """e⊥ = e − (e · g) g for every row e of ``vectors`` (n, d): the rows with their
-    component along the unit direction g removed (n, d). Each result is orthogonal to g."""
+    """Bolukbasi et al.'s neutralise step: for every row e of ``vectors`` (n, d), remove
+    its component along the unit direction g and renormalise,
+
+        e⊥ = (e − (e · g) g) / ‖e − (e · g) g‖,
+
+    (n, d): unit vectors orthogonal to g. Refuses a row with nothing left once its
+    component along g is removed (a zero row, or one along g)."""
     vectors = _check_rows("vectors", vectors)
     direction = _check_direction(direction, vectors.shape[1])
-    return vectors - np.outer(vectors @ direction, direction)
+    orthogonal = vectors - np.outer(vectors @ direction, direction)
+    norms = np.linalg.norm(orthogonal, axis=1)
+    flat = np.flatnonzero(norms <= 1e-12 * np.maximum(np.linalg.norm(vectors, axis=1), 1.0))
+    if len(flat):
+        raise ValueError(f"vectors[{flat[0]}] has no component orthogonal to direction (it is zero or lies along "
+                         "it): it cannot be neutralised to a unit vector")
+    return orthogonal / norms[:, None]
 
 
 def equalize(first: object, second: object, direction: object) -> tuple[np.ndarray, np.ndarray]:

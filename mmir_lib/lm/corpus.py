@@ -39,9 +39,10 @@ symbol: the end of a speech is the one boundary, marked deliberately, at both le
 bits over the test split divided by :func:`num_characters` of the test split, the
 number of characters of its text, *every* character counted (letters, punctuation,
 spaces and the newline ending each speech). Character and word models thus divide the
-same total by the same number. The word models get two things free that the character
-models pay for: the spaces between tokens (mostly predictable), and the spelling of
-an ``<unk>`` word; the table reports the share of ``<unk>`` tokens next to each score.
+same total by the same number. A word model predicts ``<unk>`` where a character model
+must spell a rare word out, so the held-out table (:mod:`.heldout`) charges each word
+row for spelling its ``<unk>`` words with a character model; what stays free to a word
+model is the spaces between its tokens (mostly predictable).
 
 Everything is loaded once and cached (``functools.lru_cache``); the id arrays are
 read-only.

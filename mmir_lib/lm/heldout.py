@@ -14,15 +14,33 @@ of the test text (:func:`mmir_lib.lm.corpus.num_characters`),
 
     bits/char = (N · H) / (number of characters of the test text),
 
-the same divisor for both levels. (A word model is still spared two things a
-character model pays for, the spaces and the spelling of ``<unk>`` words; the table
-gives each level's ``<unk>`` share beside its score.)
+the same divisor for both levels.
+
+**Spelling the unknown words.** A word model predicts ``<unk>`` where the text has a
+rare word (3% of the test words, 5% of its characters), and a character model must
+spell that word out letter by letter: left as it is, a word row would get those
+characters free. So a word row pays for them. Its text is the word model's tokens,
+each ``<unk>`` followed by the spelling of the word it stands for, drawn from a
+**spelling model** P_spell: a character Kneser–Ney model (D = 0.75, order
+:data:`SPELLING_ORDER`, chosen on the validation split) of the spellings of the
+training split's ``<unk>`` tokens (the words seen once in training: what an unknown
+word looks like), each spelling followed by a newline that ends it. Then
+
+    bits(text) = Σ_t −log₂ P[w_t | context] + Σ_{t: w_t = <unk>} −log₂ P_spell(spelling of w_t),
+
+and bits/char divides that sum by the characters of the text. The second sum is the
+same for every word model (:func:`unk_spelling_bits`); the table shows it as its own
+column. ``loss`` and ``perplexity`` stay the word model's own, per word, ``<unk>``
+counted as one word, as word-level perplexities are usually reported. (A word model is
+still spared the spaces between its tokens, which a character model must predict;
+they are nearly always where the tokens say they are.)
 
 :func:`held_out_result` turns any model's per-symbol losses into a row, so later
 chapters (the neural n-gram, the recurrent networks, the transformer) add their rows
 to the same table; :func:`ngram_results` computes the n-gram rows, and
-:func:`format_table` prints any list of rows. Nothing is stored by hand: every number
-is computed from the corpus when asked for.
+:func:`format_table` shows any list of rows as a table
+(:func:`mmir_lib.tables.table`). Nothing is stored by hand: every number is computed
+from the corpus when asked for.
 """
 
 from __future__ import annotations
@@ -33,19 +51,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import check_array, check_choice, check_list, check_str
-from .corpus import BOUNDARY, LEVELS, SPLITS, corpus_ids, num_characters, vocabulary
+from ..tables import Table, table
+from ..validation import check_array, check_choice, check_list, check_optional, check_str
+from .corpus import BOUNDARY, LEVELS, SPLITS, corpus_ids, num_characters, split_tokens, vocabulary
 from .ngram import (MLE, AddK, Interpolated, KneserNey, Uniform, add_k_losses, count_ngrams,
-                    interpolation_weights)
+                    interpolation_weights, ngram_windows)
 
-__all__ = ["HeldOutResult", "held_out_result", "evaluate", "ngram_results", "format_table", "ADD_K_GRID",
-           "KN_BEST_ORDER"]
+__all__ = ["HeldOutResult", "held_out_result", "evaluate", "ngram_results", "format_table", "unk_spelling_bits",
+           "ADD_K_GRID", "KN_BEST_ORDER", "SPELLING_ORDER"]
 
 #: The values of add-k's k tried on the validation split: 10^−4 … 1 in steps of 10^0.25.
 ADD_K_GRID = 10.0 ** np.arange(-4.0, 0.01, 0.25)
 #: The Kneser–Ney order with the lowest validation loss (D = 0.75; characters: orders 2–8
 #: tried, words: 2–4, the highest whose codes fit int64); a test recomputes the choice.
 KN_BEST_ORDER = {"character": 7, "word": 3}
+#: The order of the spelling model of ``<unk>`` words (Kneser–Ney, D = 0.75), the one with
+#: the lowest validation loss among orders 2–10 (the highest whose codes fit int64); a test
+#: recomputes the choice.
+SPELLING_ORDER = 8
 
 
 @dataclass(frozen=True)
@@ -53,9 +76,11 @@ class HeldOutResult:
     """One row of the table: a model's held-out cross-entropy on one split.
 
     ``loss`` is in ``unit`` (bits per symbol of its level), ``perplexity`` = 2^loss
-    per symbol, ``bits_per_char`` the total bits over the split's characters;
-    ``symbols`` is how many symbols were predicted and ``unk_share`` the share of them
-    that are ``<unk>``.
+    per symbol, ``bits_per_char`` the total bits over the split's characters, the
+    spelling of the ``<unk>`` words included at the word level; ``symbols`` is how many
+    symbols were predicted, ``unk_share`` the share of them that are ``<unk>``, and
+    ``spelling_bits_per_char`` the part of ``bits_per_char`` that spells the ``<unk>``
+    words (0 at the character level).
     """
 
     model: str
@@ -66,17 +91,60 @@ class HeldOutResult:
     perplexity: float
     symbols: int
     unk_share: float
+    spelling_bits_per_char: float = 0.0
 
 
 def _check_split(split: object) -> str:
     return check_choice("split", split, SPLITS)
 
 
+def _spelling_sequences(words, order: int) -> list[np.ndarray]:
+    """Each word as character ids: order − 1 newlines before it (its empty context) and one after (its end)."""
+    vocab = vocabulary("character")
+    pad = vocab.index[BOUNDARY]
+    return [np.array([pad] * (order - 1) + [vocab.index.get(c, vocab.unk) for c in word] + [pad], dtype=np.int64)
+            for word in words]
+
+
+def _unk_words(split: str) -> list[str]:
+    ids = corpus_ids(split, "word")
+    return [token for token, i in zip(split_tokens(split, "word"), ids) if i == vocabulary("word").unk]
+
+
+@functools.lru_cache(maxsize=None)
+def _spelling_counts(order: int):
+    return count_ngrams(_spelling_sequences(_unk_words("train"), order), order, len(vocabulary("character")))
+
+
+def _spelling_bits(split: str, order: int) -> float:
+    model = KneserNey(_spelling_counts(order), order=order)
+    windows = np.concatenate([ngram_windows(s, order) for s in _spelling_sequences(_unk_words(split), order)])
+    return float(-np.log2(model.prob(windows[:, :-1], windows[:, -1])).sum())
+
+
+@functools.lru_cache(maxsize=None)
+def _unk_spelling_bits(split: str) -> float:
+    return _spelling_bits(split, SPELLING_ORDER)
+
+
+def unk_spelling_bits(split: str = "test") -> float:
+    """The bits it costs to spell every ``<unk>`` token of a split's word stream with the
+    spelling model (module docstring): Σ −log₂ P_spell(c_1 … c_m newline) over the
+    ``<unk>`` tokens, each spelling scored from an empty context,
+
+        P_spell(c_1 … c_m ⏎) = Π_i P_KN(c_i | c_{i−n+1} … c_{i−1}) · P_KN(⏎ | c_{m−n+2} … c_m),
+
+    n = :data:`SPELLING_ORDER`, the model fitted on the training split's ``<unk>`` tokens.
+    What every word row of the table adds to its bits. Computed once per split."""
+    return _unk_spelling_bits(_check_split(split))
+
+
 def held_out_result(model: str, level: str, losses, split: str = "test") -> HeldOutResult:
     """The table row of a model, from its loss in **nats** on every symbol of a split.
 
     ``losses``: (N,) −ln P[w_t | context], one per symbol of ``corpus_ids(split, level)``
-    (∞ where the model gave probability 0).
+    (∞ where the model gave probability 0). A word row's bits per character include
+    :func:`unk_spelling_bits` of the split.
     """
     model = check_str("model", model)
     level = check_choice("level", level, LEVELS)
@@ -90,9 +158,10 @@ def held_out_result(model: str, level: str, losses, split: str = "test") -> Held
                          f"({len(ids):,}), got {len(losses):,}")
     total_bits = float(losses.sum()) / math.log(2)
     loss = total_bits / len(ids)
+    spelling = 0.0 if level == "character" else unk_spelling_bits(split) / num_characters(split)
     return HeldOutResult(model, level, f"bits/{'char' if level == 'character' else 'word'}", loss,
-                         total_bits / num_characters(split), 2.0**loss if math.isfinite(loss) else math.inf,
-                         len(ids), float(np.mean(ids == vocabulary(level).unk)))
+                         total_bits / num_characters(split) + spelling, 2.0**loss if math.isfinite(loss) else math.inf,
+                         len(ids), float(np.mean(ids == vocabulary(level).unk)), spelling)
 
 
 def evaluate(model, name: str, level: str, split: str = "test") -> HeldOutResult:
@@ -137,12 +206,18 @@ def ngram_results(split: str = "test") -> list[HeldOutResult]:
     return list(_ngram_results(_check_split(split)))
 
 
-def format_table(results) -> str:
-    """The rows as a fixed-width text table, numbers rounded to 3 decimals."""
+# The columns of format_table.
+_HEADERS = ("model", "level", "loss", "unit", "perplexity", "<unk>", "<unk> spelling", "bits/char")
+
+
+def format_table(results, caption: str | None = None) -> Table:
+    """The rows as a table (:func:`mmir_lib.tables.table`): each model's loss in its own
+    unit and its perplexity per symbol, its share of ``<unk>`` symbols, the bits per
+    character it pays to spell them (word rows), and its bits per character, the column
+    that compares the two levels. Numbers rounded to 3 decimals."""
     results = check_list("results", results, HeldOutResult, nonempty=True)
-    header = f"{'model':<34} {'level':<9} {'loss':>7} {'unit':<9} {'bits/char':>9} {'perplexity':>10} {'<unk>':>6}"
-    lines = [header, "-" * len(header)]
-    for r in results:
-        lines.append(f"{r.model:<34} {r.level:<9} {r.loss:7.3f} {r.unit:<9} {r.bits_per_char:9.3f} "
-                     f"{r.perplexity:10.3f} {r.unk_share:6.2%}")
-    return "\n".join(lines)
+    caption = check_optional(check_str, "caption", caption)
+    rows = [(r.model, r.level, r.loss, r.unit, r.perplexity, r.unk_share, r.spelling_bits_per_char, r.bits_per_char)
+            for r in results]
+    return table(rows, _HEADERS, formats=["{}", "{}", "{:.3f}", "{}", "{:.3f}", "{:.2%}", "{:.3f}", "{:.3f}"],
+                 caption=caption)

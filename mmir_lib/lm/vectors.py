@@ -64,7 +64,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import svds
 
-from ..ir.ranking import top_k
+from ..ranking import top_k
 from ..validation import (check_array, check_choice, check_count, check_list, check_memory, check_number, check_str,
                           describe)
 

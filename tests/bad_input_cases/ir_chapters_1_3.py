@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from mmir_lib.ir import boolean, bm25, bm25f, caching, compression, display, distributed, laws, positional
-from mmir_lib.ir import query_likelihood, query_processing, ranking, scoring, text
+from mmir_lib.ir import query_likelihood, query_processing, scoring, text
 from mmir_lib.ir.index import InvertedIndex
 from mmir_lib.ir.positional import PositionalIndex
 from tests.api_fuzz import Case
@@ -106,9 +106,6 @@ CASES = [
          accepts={"sizes": _OPT | {"empty_list"}}),
     Case(laws.fit_heaps, dict(n=[10, 100, 1000], vocabulary=[9, 60, 310], n_min=1, n_max=1000),
          accepts={"n_max": _OPT}),
-    # ---- ranking ---------------------------------------------------------------------------------
-    Case(ranking.top_k, dict(scores=[0.5, 2.0, 1.0], k=2, candidates=[True, True, False]),
-         accepts={"candidates": _OPT}),
     # ---- compression -----------------------------------------------------------------------------
     Case(compression.dgaps, dict(doc_ids=[0, 3, 4, 10]), accepts={"doc_ids": {"empty_list"}}),
     Case(compression.from_dgaps, dict(gaps=[1, 3, 1, 6]), accepts={"gaps": {"empty_list"}}),

@@ -1,9 +1,9 @@
-"""Bad-input cases for the shared modules: validation, widgets, the data loaders and the
-training helper."""
+"""Bad-input cases for the shared modules: validation, widgets, the data loaders, the
+training helper and top-k ranking."""
 
 import torch
 
-from mmir_lib import data, training, validation, widgets
+from mmir_lib import data, ranking, training, validation, widgets
 from tests.api_fuzz import Case
 
 
@@ -12,6 +12,9 @@ def _frame(k1, b=0):
 
 
 CASES: list[Case] = [
+    # ---- ranking ---------------------------------------------------------------------------------
+    Case(ranking.top_k, dict(scores=[0.5, 2.0, 1.0], k=2, candidates=[True, True, False]),
+         accepts={"candidates": {"none"}}),
     # ---- widgets ---------------------------------------------------------------------------------
     # min = 0 and max = 0 give a grid of one value; a negative or huge bound is a legal grid end
     # as long as the grid stays within the frame budget (the other bound is then refused)

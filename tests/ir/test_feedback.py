@@ -11,7 +11,7 @@ from mmir_lib.ir.feedback import (added_terms, bm25_document_vectors, bm25_space
                                   cooccurrence_expansion, cosine_scores, cosine_space, document_vectors,
                                   prf_query, prf_scores, prf_search, query_vector, related_terms,
                                   residual_collection, rocchio, rocchio_scores, rocchio_search)
-from mmir_lib.ir.ranking import top_k
+from mmir_lib.ranking import top_k
 from mmir_lib.ir.scoring import tfidf_scores
 
 TOY = ["cat sat mat", "cat cat dog", "dog bone", "dog bone bark", "cat mat", "fish"]

@@ -4,7 +4,7 @@ and the known limit (Gonen and Goldberg: the bias stays in the neighbourhoods)."
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -46,11 +46,23 @@ def test_pair_spectrum_shows_one_dominant_direction():
 
 @settings(max_examples=80, deadline=None)
 @given(arrays(np.float64, (4, 6), elements=st.floats(-10, 10)), _unit)
-def test_neutralised_vectors_are_orthogonal_to_the_direction(vectors, g):
+def test_neutralised_vectors_are_orthogonal_unit_vectors(vectors, g):
+    orthogonal = vectors - np.outer(project(vectors, g), g)
+    assume(np.linalg.norm(orthogonal, axis=1).min() > 1e-6)
     neutral = neutralize(vectors, g)
-    assert np.abs(neutral @ g).max() <= 1e-9 * max(1.0, np.abs(vectors).max())
-    np.testing.assert_allclose(neutral + np.outer(project(vectors, g), g), vectors, atol=1e-9)  # nothing else changes
-    np.testing.assert_allclose(neutralize(neutral, g), neutral, atol=1e-9)
+    assert np.abs(neutral @ g).max() <= 1e-9
+    np.testing.assert_allclose(np.linalg.norm(neutral, axis=1), 1.0, atol=1e-12)
+    # nothing else changes: the part orthogonal to g keeps its direction
+    np.testing.assert_allclose(neutral * np.linalg.norm(orthogonal, axis=1)[:, None], orthogonal, atol=1e-9)
+    np.testing.assert_allclose(neutralize(neutral, g), neutral, atol=1e-12)
+
+
+def test_neutralising_a_row_along_the_direction_is_refused():
+    g = np.array([0.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match=r"vectors\[1\] has no component orthogonal to direction"):
+        neutralize(np.array([[1.0, 2.0, 0.0], [0.0, -3.0, 0.0]]), g)
+    with pytest.raises(ValueError, match=r"vectors\[0\] has no component orthogonal"):
+        neutralize(np.zeros((1, 3)), g)
 
 
 @settings(max_examples=80, deadline=None)
@@ -59,7 +71,7 @@ def test_equalised_pairs_are_unit_vectors_symmetric_about_the_direction(first, s
     a, b = equalize(first[None], second[None], g)
     np.testing.assert_allclose(np.linalg.norm(a), 1.0, atol=1e-9)
     np.testing.assert_allclose(np.linalg.norm(b), 1.0, atol=1e-9)
-    np.testing.assert_allclose(neutralize(a, g), neutralize(b, g), atol=1e-9)  # the same orthogonal part
+    np.testing.assert_allclose(a - np.outer(a @ g, g), b - np.outer(b @ g, g), atol=1e-9)  # the same orthogonal part
     assert (a @ g)[0] == pytest.approx(-(b @ g)[0], abs=1e-9)
     assert (a @ g)[0] * ((first - second) @ g) >= -1e-9  # the one that was higher stays higher
 
@@ -114,7 +126,7 @@ def test_neutralising_glove_leaves_the_bias_in_the_neighbourhoods(glove):
     chosen = np.concatenate([order[:500], order[-500:]])  # the 500 most male- and female-leaning words
     labels = np.r_[np.zeros(500, int), np.ones(500, int)]
     neutral = neutralize(unit[chosen], g)
-    assert np.abs(neutral @ g).max() < 1e-12
+    assert np.abs(neutral @ g).max() < 1e-12 and np.allclose(np.linalg.norm(neutral, axis=1), 1.0)
     assert cluster_agreement(unit[chosen], labels) > 0.95
     assert cluster_agreement(neutral, labels) > 0.55
     before = np.corrcoef(neighbour_bias(unit[chosen], bias[chosen], k=100), bias[chosen])[0, 1]

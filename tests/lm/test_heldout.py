@@ -6,26 +6,56 @@ import math
 import numpy as np
 import pytest
 
-from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, num_characters, vocabulary
-from mmir_lib.lm.heldout import KN_BEST_ORDER, evaluate, format_table, held_out_result, ngram_results
+from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, num_characters, split_tokens, vocabulary
+from mmir_lib.lm.heldout import (KN_BEST_ORDER, SPELLING_ORDER, _spelling_bits, _unk_words, evaluate, format_table,
+                                 held_out_result, ngram_results, unk_spelling_bits)
 from mmir_lib.lm.ngram import KneserNey, Uniform, count_ngrams
+from mmir_lib.tables import Table
 
 
 @pytest.mark.parametrize("level", ["character", "word"])
 def test_uniform_row_by_hand(level):
     size, symbols = len(vocabulary(level)), len(corpus_ids("test", level))
     row = evaluate(Uniform(size), "uniform", level)
+    spelling = 0.0 if level == "character" else unk_spelling_bits("test") / num_characters("test")
     assert row.loss == pytest.approx(math.log2(size)) and row.perplexity == pytest.approx(size)
-    assert row.bits_per_char == pytest.approx(math.log2(size) * symbols / num_characters("test"))
+    assert row.spelling_bits_per_char == spelling
+    assert row.bits_per_char == pytest.approx(math.log2(size) * symbols / num_characters("test") + spelling)
     assert row.symbols == symbols and row.unit == ("bits/char" if level == "character" else "bits/word")
 
 
 def test_both_levels_divide_by_the_same_characters():
-    """One bit per symbol: a character row has 1 bit/char, a word row (fewer symbols) fewer."""
+    """One bit per symbol: a character row has 1 bit/char, a word row (fewer symbols) fewer,
+    plus the bits that spell its <unk> words."""
     chars, words = (held_out_result("one bit", level, np.full(len(corpus_ids("test", level)), math.log(2)))
                     for level in ("character", "word"))
     assert chars.bits_per_char == pytest.approx(1.0) and chars.loss == pytest.approx(1.0)
-    assert words.bits_per_char == pytest.approx(len(corpus_ids("test", "word")) / num_characters("test"))
+    assert chars.spelling_bits_per_char == 0.0
+    assert words.bits_per_char == pytest.approx((len(corpus_ids("test", "word")) + unk_spelling_bits("test"))
+                                                / num_characters("test"))
+
+
+def test_unk_words_are_the_unknown_tokens():
+    for split in ("train", "test"):
+        words = _unk_words(split)
+        assert len(words) == int(np.sum(corpus_ids(split, "word") == vocabulary("word").unk)) > 1000
+        assert not set(words) & set(vocabulary("word").tokens)
+        assert len(words) < len(split_tokens(split, "word"))
+
+
+def test_spelling_charge():
+    """Some 5% of the test characters are in <unk> words; spelling them costs a few bits each,
+    more than a character model's average (rare words are hard to spell), less than uniform."""
+    unk_chars = sum(len(w) + 1 for w in _unk_words("test"))  # each spelling ends with a newline
+    per_char = unk_spelling_bits("test") / unk_chars
+    assert 2.05 < per_char < math.log2(len(vocabulary("character")))
+    assert 0.04 < unk_chars / num_characters("test") < 0.07
+
+
+def test_spelling_order_is_the_best_on_validation():
+    orders = [SPELLING_ORDER - 1, SPELLING_ORDER, SPELLING_ORDER + 1]
+    losses = [_spelling_bits("validation", n) for n in orders]
+    assert orders[int(np.argmin(losses))] == SPELLING_ORDER
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +74,11 @@ def test_ngram_rows(table):
         assert rows["trigram, add-k"].loss <= rows["trigram, add-1 (Laplace)"].loss
     assert table["character", "7-gram, Kneser-Ney"].bits_per_char < 2.2 < table["character", "trigram, Kneser-Ney"].bits_per_char
     assert 0.02 < table["word", "uniform"].unk_share < 0.05
-    text = format_table(list(table.values()))
-    assert "7-gram, Kneser-Ney" in text and "inf" in text
+    shown = format_table(list(table.values()), caption="the n-gram rows")
+    assert isinstance(shown, Table) and shown.caption == "the n-gram rows"
+    text = repr(shown)
+    assert "7-gram, Kneser-Ney" in text and "inf" in text and "<unk> spelling" in shown.headers
+    assert "<table" in shown._repr_html_()
 
 
 def test_kn_orders_are_the_best_on_validation():

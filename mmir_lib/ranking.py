@@ -1,4 +1,6 @@
-"""Top-k selection with a deterministic tie rule.
+"""Top-k selection with a deterministic tie rule, shared by the parts of the book that rank:
+Part I's retrieval models rank documents by score, Part III's word vectors rank words
+by cosine (nearest neighbours, analogies).
 
 Ranking rule used everywhere in the book: higher score first; among equal scores,
 the document that comes first in the collection (smaller document number) first.
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_array, check_count, check_optional
+from .validation import check_array, check_count, check_optional
 
 __all__ = ["top_k"]
 

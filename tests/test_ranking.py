@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from mmir_lib.ir import top_k
+from mmir_lib.ranking import top_k
 
 
 def test_ties_go_to_the_smaller_document_number():
