@@ -92,10 +92,10 @@ class BatchNorm:
         """y = γ x̂ + β for a batch x (N, num_features); training mode uses and tracks the batch's statistics."""
         x = check_array("x", x, ndim=2, shape=(None, self.num_features), nonempty=True)
         training = check_bool("training", training)
-        n = x.shape[0]
-        if training and n == 1:
+        if training and x.shape[0] == 1:
             raise ValueError("x holds a batch of 1 row: its variance is undefined in training mode "
                              "(torch raises too); use a batch of 2 or more rows, or training=False")
+        n = x.shape[0]  # batch size N
         if training:
             mean, var = x.mean(axis=0), x.var(axis=0)  # batch statistics, biased variance
             m = self.momentum
@@ -113,11 +113,11 @@ class BatchNorm:
         """∂J/∂x from ∂J/∂y (N, num_features) of the last :meth:`forward`; stores grad_gamma, grad_beta."""
         if self._cache is None:
             raise RuntimeError("backward needs a forward pass first: call forward(x) before backward(grad_out)")
-        x_hat, inv_std, training = self._cache
         grad_out = check_array("grad_out", grad_out, ndim=2)
-        if grad_out.shape != x_hat.shape:
-            raise ValueError(f"grad_out must have the shape {x_hat.shape} of the last forward's output, "
+        if grad_out.shape != self._cache[0].shape:
+            raise ValueError(f"grad_out must have the shape {self._cache[0].shape} of the last forward's output, "
                              f"got {describe(grad_out)}")
+        x_hat, inv_std, training = self._cache  # from the forward pass: x̂ (N, n), 1/√(σ² + ε) (n,), mode
         self.grad_gamma = np.sum(grad_out * x_hat, axis=0)
         self.grad_beta = np.sum(grad_out, axis=0)
         g = grad_out * self.gamma  # ∂J/∂x̂

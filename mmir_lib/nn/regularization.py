@@ -42,14 +42,19 @@ def l2_penalty(weights, lambd: float, m: int) -> tuple[float, list[np.ndarray]]:
     -------
     (penalty, grads) with one gradient per weight array, of its shape.
     """
-    if isinstance(weights, np.ndarray):
-        raise TypeError("weights must be a list of arrays; for a single array pass [array]")
-    weights = check_list("weights", weights, np.ndarray, nonempty=True)
-    weights = [check_array(f"weights[{i}]", w) for i, w in enumerate(weights)]
+    weights = _check_weights(weights)
     lambd = check_number("lambd", lambd, low=0)
     m = check_count("m", m, low=1)
     penalty = lambd / (2 * m) * sum(float(np.sum(w * w)) for w in weights)
     return penalty, [(lambd / m) * w for w in weights]
+
+
+def _check_weights(weights: object) -> list[np.ndarray]:
+    """A non-empty list of finite float arrays (a lone array is refused: pass [array])."""
+    if isinstance(weights, np.ndarray):
+        raise TypeError("weights must be a list of arrays; for a single array pass [array]")
+    weights = check_list("weights", weights, np.ndarray, nonempty=True)
+    return [check_array(f"weights[{i}]", w) for i, w in enumerate(weights)]
 
 
 def dropout(x, keep_prob: float, rng: np.random.Generator, training: bool = True) -> tuple[np.ndarray, np.ndarray]:
