@@ -26,7 +26,8 @@ Rows are examples and columns features throughout: x is (N, n).
 
       ∂J/∂x_ij = 1 / (N √(σ²_j + ε)) · (N g_ij − Σ_k g_kj − x̂_ij Σ_k g_kj x̂_kj)
 
-  (the chapter derives it: μ and σ² depend on every row, hence the two sums). These are
+  (the chapter derives it: μ and σ² depend on every row, hence the two sums, which are
+  γ_j ∂J/∂β_j and γ_j ∂J/∂γ_j, so the code reuses those). These are
   torch's ``BatchNorm1d`` outputs, running statistics and gradients (tests: 1e-10, float64).
 """
 
@@ -97,15 +98,17 @@ class BatchNorm:
                              "(torch raises too); use a batch of 2 or more rows, or training=False")
         n = x.shape[0]  # batch size N
         if training:
-            mean, var = x.mean(axis=0), x.var(axis=0)  # batch statistics, biased variance
+            mean = x.mean(axis=0)  # batch statistics (num_features,)
+            centred = x - mean  # (N, num_features)
+            var = np.mean(centred * centred, axis=0)  # biased: divides by N
             m = self.momentum
             self.running_mean = (1 - m) * self.running_mean + m * mean
             self.running_var = (1 - m) * self.running_var + m * var * (n / (n - 1))  # unbiased estimate
             self.num_batches_tracked += 1
         else:
-            mean, var = self.running_mean, self.running_var
+            centred, var = x - self.running_mean, self.running_var
         inv_std = 1.0 / np.sqrt(var + self.eps)  # (num_features,)
-        x_hat = (x - mean) * inv_std  # (N, num_features)
+        x_hat = centred * inv_std  # (N, num_features)
         self._cache = (x_hat, inv_std, training)
         return self.gamma * x_hat + self.beta
 
@@ -118,10 +121,11 @@ class BatchNorm:
             raise ValueError(f"grad_out must have the shape {self._cache[0].shape} of the last forward's output, "
                              f"got {describe(grad_out)}")
         x_hat, inv_std, training = self._cache  # from the forward pass: x̂ (N, n), 1/√(σ² + ε) (n,), mode
-        self.grad_gamma = np.sum(grad_out * x_hat, axis=0)
+        self.grad_gamma = np.sum(grad_out * x_hat, axis=0)  # (num_features,)
         self.grad_beta = np.sum(grad_out, axis=0)
-        g = grad_out * self.gamma  # ∂J/∂x̂
-        if not training:  # fixed statistics: an affine map per feature
-            return g * inv_std
+        scale = self.gamma * inv_std  # ∂J/∂x = ∂J/∂y · γ/√(σ² + ε) when the statistics are fixed
+        if not training:
+            return grad_out * scale
+        # with g = γ ∂J/∂y: Σ_i g_ij = γ_j grad_beta_j and Σ_i g_ij x̂_ij = γ_j grad_gamma_j
         n = x_hat.shape[0]
-        return inv_std / n * (n * g - g.sum(axis=0) - x_hat * np.sum(g * x_hat, axis=0))
+        return scale / n * (n * grad_out - self.grad_beta - x_hat * self.grad_gamma)
