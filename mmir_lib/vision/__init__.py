@@ -17,8 +17,8 @@
 * :mod:`.kdtree` -- an exact k-d tree (best bin first), with counts of the work per
   query;
 * :mod:`.lsh` -- locality-sensitive hashing for Euclidean distance (p-stable);
-* :mod:`.codebook` -- k-means (Lloyd, k-means++) for visual vocabularies;
-* :mod:`.bovw` -- bags of visual words in Part I's inverted index;
+* :mod:`.bovw` -- bags of visual words in Part I's inverted index (their codebooks come
+  from :mod:`mmir_lib.kmeans`, shared with Part III);
 * :mod:`.image_collection` -- the book's image retrieval collection: views of real
   photographs made by known transformations, queries and qrels.
 """
@@ -40,7 +40,6 @@ from .transforms import add_noise, adjust_brightness, jpeg, similarity_matrix, t
 from .matching import Matches, cross_check, nearest_neighbours, pairwise_distances, ratio_test
 from .kdtree import KDTree, SearchCounts
 from .lsh import LSHIndex, candidate_probability, collision_probability
-from .codebook import KMeansResult, assign, kmeans, kmeans_plus_plus
 from .bovw import bovw_index, bovw_query, visual_words, word_histogram, word_tokens
 from .image_collection import (DISTRACTORS, MAX_SIDE, STEREO_VIEW, TOPICS, VIEWS, ImageCollection, Recipe, View,
                                build_collection, downscale, make_view, source_image)
@@ -61,7 +60,6 @@ __all__ = [
     "pairwise_distances", "nearest_neighbours", "Matches", "ratio_test", "cross_check",
     "KDTree", "SearchCounts",
     "LSHIndex", "collision_probability", "candidate_probability",
-    "KMeansResult", "assign", "kmeans_plus_plus", "kmeans",
     "visual_words", "word_histogram", "word_tokens", "bovw_index", "bovw_query",
     "MAX_SIDE", "TOPICS", "DISTRACTORS", "STEREO_VIEW", "Recipe", "VIEWS", "View", "ImageCollection", "downscale",
     "make_view", "source_image", "build_collection",
