@@ -26,8 +26,8 @@
 from .derivatives import GRADIENT_OPERATORS, gaussian_filter, gaussian_gradient, gradient, gradient_polar, laplacian
 from .edges import canny, hysteresis, laplacian_of_gaussian, non_maximum_suppression, zero_crossings
 from .filters import BORDER_MODES, convolve, correlate, correlate1d, separable_filter, separable_factors
-from .scale_space import (difference_of_gaussians, find_blobs, gaussian_scale_space, geometric_sigmas, local_maxima_3d,
-                          normalized_laplacian)
+from .scale_space import (difference_of_gaussians, find_blobs, find_dog_blobs, gaussian_scale_space, geometric_sigmas,
+                          local_maxima_3d, normalized_laplacian)
 from .images import (LUMA, PHOTOS, check_image, equalize, histogram, load_photo, load_stereo_disparity, quantize,
                      to_float, to_gray, to_uint8)
 from .kernels import (
@@ -53,7 +53,7 @@ __all__ = [
     "GRADIENT_OPERATORS", "gaussian_filter", "gradient", "gradient_polar", "laplacian", "gaussian_gradient",
     "non_maximum_suppression", "hysteresis", "canny", "laplacian_of_gaussian", "zero_crossings",
     "geometric_sigmas", "gaussian_scale_space", "normalized_laplacian", "difference_of_gaussians", "local_maxima_3d",
-    "find_blobs",
+    "find_blobs", "find_dog_blobs",
     "similarity_matrix", "transform_points", "warp", "adjust_brightness", "add_noise", "jpeg",
     "Keypoints", "SiftPyramid", "sift_pyramid", "detect_keypoints", "orientation_histograms", "histogram_peaks",
     "assign_orientations", "describe_keypoints", "sift_features",

@@ -77,6 +77,10 @@ CASES += [  # scale space
     Case(scale_space.find_blobs, dict(image=SQUARE, sigmas=SIGMAS, threshold=0.05, bright=True, mode="mirror"),
          accepts={"image": {"matrix"}, "bright": {"bool"},
                   "threshold": {"zero", "negative", "negative_float", "huge_int", "huge_float"}}),
+    Case(scale_space.find_dog_blobs, dict(image=SQUARE, sigmas=[1.0, 1.5, 2.25], threshold=0.05, bright=True,
+                                          mode="mirror"),
+         accepts={"image": {"matrix"}, "bright": {"bool"},
+                  "threshold": {"zero", "negative", "negative_float", "huge_int", "huge_float"}}),
 ]
 
 # matching, k-d tree, LSH, codebook, bag of visual words (II.7)
