@@ -209,7 +209,7 @@ def kmeans(points: object, k: int, init: str | object = "k-means++", max_iter: i
     x = points - mean  # (n, d)
     x_sq = np.einsum("ij,ij->i", x, x)  # ‖x‖², (n,), once
     centres = _initial_centres(points, k, init, seed) - mean
-    tol = tol * float(np.var(x, axis=0).mean())
+    tol = tol * float(x_sq.sum()) / x.size  # the mean variance of the dimensions (x is centred)
     history, previous, converged = [], None, False
     for iteration in range(1, max_iter + 1):
         labels, d2_own = _nearest(x, x_sq, centres)  # assign
