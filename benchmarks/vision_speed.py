@@ -30,7 +30,8 @@ from threadpoolctl import threadpool_limits
 
 from mmir_lib.ir.evaluation import average_precision
 from mmir_lib.ir.scoring import tfidf_search
-from mmir_lib.vision import (bovw_index, bovw_query, build_collection, gaussian_filter, kmeans, load_photo,
+from mmir_lib.kmeans import kmeans
+from mmir_lib.vision import (bovw_index, bovw_query, build_collection, gaussian_filter, load_photo,
                              load_stereo_disparity, ratio_test, sift_features, similarity_matrix, transform_points,
                              warp)
 

@@ -6,6 +6,8 @@ notebooks can show, run and test them:
 * :mod:`mmir_lib.data` -- loaders for the book's real, offline data sets;
 * :mod:`mmir_lib.ir` -- information retrieval (text analysis, inverted index, BM25);
 * :mod:`mmir_lib.widgets` -- interactive figures that also work in the static book;
+* :mod:`mmir_lib.kmeans` -- k-means (Lloyd, k-means++), used by Part II (codebooks of
+  visual words) and Part III (clusters of word vectors);
 * shared by every part: :mod:`mmir_lib.chapter` (:func:`setup_chapter`, the first code
   cell of every chapter), :mod:`mmir_lib.validation` (argument checks),
   :mod:`mmir_lib.listing` (code listings), :mod:`mmir_lib.plotting` (the figures' style)

@@ -45,7 +45,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..validation import check_array, check_choice, check_count, check_list, describe
-from ..vision.codebook import kmeans
+from ..kmeans import kmeans
 from .vectors import _check_vectors_and_vocab, _dense, _word_id
 
 __all__ = [
@@ -214,7 +214,7 @@ def neighbour_bias(vectors: object, scores: object, k: int = 100) -> np.ndarray:
 
 
 def cluster_agreement(vectors: object, labels: object, seed: int = 0) -> float:
-    """How well two k-means clusters of the rows (:func:`mmir_lib.vision.codebook.kmeans`,
+    """How well two k-means clusters of the rows (:func:`mmir_lib.kmeans.kmeans`,
     k-means++, ``seed``) recover the 0/1 ``labels``: the share of rows in the cluster
     of their label's majority, under the better of the two ways to match clusters to
     labels (0.5: no better than chance; 1: the clusters are the labels).

@@ -17,8 +17,8 @@
 * :mod:`.kdtree` -- an exact k-d tree (best bin first), with counts of the work per
   query;
 * :mod:`.lsh` -- locality-sensitive hashing for Euclidean distance (p-stable);
-* :mod:`.codebook` -- k-means (Lloyd, k-means++) for visual vocabularies;
-* :mod:`.bovw` -- bags of visual words in Part I's inverted index;
+* :mod:`.bovw` -- bags of visual words in Part I's inverted index (their codebooks come
+  from :mod:`mmir_lib.kmeans`, shared with Part III);
 * :mod:`.image_collection` -- the book's image retrieval collection: views of real
   photographs made by known transformations, queries and qrels.
 
@@ -32,8 +32,8 @@ Deep networks for images (Part V), imported from their modules:
 from .derivatives import GRADIENT_OPERATORS, gaussian_filter, gaussian_gradient, gradient, gradient_polar, laplacian
 from .edges import canny, hysteresis, laplacian_of_gaussian, non_maximum_suppression, zero_crossings
 from .filters import BORDER_MODES, convolve, correlate, correlate1d, separable_filter, separable_factors
-from .scale_space import (difference_of_gaussians, find_blobs, gaussian_scale_space, geometric_sigmas, local_maxima_3d,
-                          normalized_laplacian)
+from .scale_space import (difference_of_gaussians, find_blobs, find_dog_blobs, gaussian_scale_space, geometric_sigmas,
+                          local_maxima_3d, normalized_laplacian)
 from .images import (LUMA, PHOTOS, check_image, equalize, histogram, load_photo, load_stereo_disparity, quantize,
                      to_float, to_gray, to_uint8)
 from .kernels import (
@@ -46,7 +46,6 @@ from .transforms import add_noise, adjust_brightness, jpeg, similarity_matrix, t
 from .matching import Matches, cross_check, nearest_neighbours, pairwise_distances, ratio_test
 from .kdtree import KDTree, SearchCounts
 from .lsh import LSHIndex, candidate_probability, collision_probability
-from .codebook import KMeansResult, assign, kmeans, kmeans_plus_plus
 from .bovw import bovw_index, bovw_query, visual_words, word_histogram, word_tokens
 from .image_collection import (DISTRACTORS, MAX_SIDE, STEREO_VIEW, TOPICS, VIEWS, ImageCollection, Recipe, View,
                                build_collection, downscale, make_view, source_image)
@@ -60,14 +59,13 @@ __all__ = [
     "GRADIENT_OPERATORS", "gaussian_filter", "gradient", "gradient_polar", "laplacian", "gaussian_gradient",
     "non_maximum_suppression", "hysteresis", "canny", "laplacian_of_gaussian", "zero_crossings",
     "geometric_sigmas", "gaussian_scale_space", "normalized_laplacian", "difference_of_gaussians", "local_maxima_3d",
-    "find_blobs",
+    "find_blobs", "find_dog_blobs",
     "similarity_matrix", "transform_points", "warp", "adjust_brightness", "add_noise", "jpeg",
     "Keypoints", "SiftPyramid", "sift_pyramid", "detect_keypoints", "orientation_histograms", "histogram_peaks",
     "assign_orientations", "describe_keypoints", "sift_features",
     "pairwise_distances", "nearest_neighbours", "Matches", "ratio_test", "cross_check",
     "KDTree", "SearchCounts",
     "LSHIndex", "collision_probability", "candidate_probability",
-    "KMeansResult", "assign", "kmeans_plus_plus", "kmeans",
     "visual_words", "word_histogram", "word_tokens", "bovw_index", "bovw_query",
     "MAX_SIDE", "TOPICS", "DISTRACTORS", "STEREO_VIEW", "Recipe", "VIEWS", "View", "ImageCollection", "downscale",
     "make_view", "source_image", "build_collection",

@@ -1,7 +1,7 @@
 """Bag of visual words: images as documents, searched with Part I's inverted index.
 
 Sivic and Zisserman's *Video Google* (2003) turned image retrieval into text retrieval.
-A codebook of k centres (:mod:`.codebook`) replaces every local descriptor of an image
+A codebook of k centres (:mod:`mmir_lib.kmeans`) replaces every local descriptor of an image
 by the number of its nearest centre, a **visual word**; the image becomes a bag of
 words, and everything Part I built for text applies unchanged: an inverted index, tf,
 df, idf, BM25.
@@ -43,7 +43,7 @@ import numpy as np
 
 from ..ir.index import InvertedIndex
 from ..validation import check_array, check_count, check_memory, describe
-from .codebook import assign
+from ..kmeans import assign
 from .matching import _check_descriptors
 
 __all__ = ["visual_words", "word_histogram", "word_tokens", "bovw_index", "bovw_query"]

@@ -22,7 +22,8 @@ The **difference of Gaussians** approximates the normalised Laplacian cheaply: s
 
     L(x, y; kσ) − L(x, y; σ) ≈ (k − 1) σ · ∂L/∂σ = (k − 1) σ² ∇²L,
 
-so DoG ≈ (k − 1) · NLoG, with an error that vanishes as k → 1. SIFT uses it.
+so DoG ≈ (k − 1) · NLoG, with an error that vanishes as k → 1. SIFT uses it, and
+:func:`find_dog_blobs` finds blobs with it as scikit-image's ``blob_dog`` does.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .edges import laplacian_of_gaussian
 from .images import check_image
 
 __all__ = ["geometric_sigmas", "gaussian_scale_space", "normalized_laplacian", "difference_of_gaussians",
-           "local_maxima_3d", "find_blobs"]
+           "local_maxima_3d", "find_blobs", "find_dog_blobs"]
 
 
 def geometric_sigmas(sigma0: float, k: float, count: int) -> np.ndarray:
@@ -133,10 +134,39 @@ def find_blobs(image: object, sigmas: object, threshold: float = 0.05, bright: b
     prunes overlapping blobs); the blob's radius is about √2 σ. ``threshold`` is on the
     scale of intensities in [0, 1]: an integer image is scaled by its dtype's range first.
     """
+    image, sigmas = _check_blob_arguments(image, sigmas, bright, mode)
+    return _blobs(normalized_laplacian(image, sigmas, mode), sigmas, threshold, bright)
+
+
+def find_dog_blobs(image: object, sigmas: object, threshold: float = 0.05, bright: bool = True,
+                   mode: str = "mirror") -> np.ndarray:
+    """Blobs as extrema in (x, y, σ) of the differences of Gaussians scaled by 1 / (k − 1).
+
+    ``sigmas`` must be geometric, σ_{i+1} = k σ_i (:func:`geometric_sigmas`); level i is
+    D[i] / (k − 1) = (L(σ_{i+1}) − L(σ_i)) / (k − 1) ≈ σ_i² ∇²L, on the scale of
+    :func:`find_blobs`' response, and a blob found in it is reported at σ_i, as
+    skimage.feature.blob_dog reports it (before pruning overlaps). One level fewer than
+    ``sigmas``. (The DoG is closer to ln k / (k − 1) times the NLoG at σ_i √k: II.5.)
+
+    Returns (m, 3) float64 rows (y, x, σ)."""
+    image, sigmas = _check_blob_arguments(image, sigmas, bright, mode)
+    if len(sigmas) < 2:
+        raise ValueError("sigmas must hold at least two scales for a difference")
+    ratios = sigmas[1:] / sigmas[:-1]
+    if not np.allclose(ratios, ratios[0], rtol=1e-9, atol=0.0):
+        raise ValueError("sigmas must be geometric (the same ratio k between neighbours), "
+                         f"got ratios from {ratios.min():g} to {ratios.max():g}")
+    return _blobs(difference_of_gaussians(image, sigmas, mode) / (ratios[0] - 1.0), sigmas[:-1], threshold, bright)
+
+
+def _check_blob_arguments(image: object, sigmas: object, bright: object, mode: object) -> tuple[np.ndarray, np.ndarray]:
     image = check_image("image", image, channels=False, unit=True)
     if not isinstance(bright, (bool, np.bool_)):
         raise TypeError(f"bright must be True or False, got {type(bright).__name__}")
-    sigmas = _check_sigmas(sigmas, image, mode)
-    response = normalized_laplacian(image, sigmas, mode)
+    return image, _check_sigmas(sigmas, image, mode)
+
+
+def _blobs(response: np.ndarray, sigmas: np.ndarray, threshold: object, bright: bool) -> np.ndarray:
+    """(y, x, σ) rows of the maxima of −response (bright blobs) or +response (dark)."""
     peaks = local_maxima_3d(-response if bright else response, threshold)
     return np.column_stack([peaks[:, 1], peaks[:, 2], sigmas[peaks[:, 0]]]).astype(float)

@@ -8,7 +8,7 @@ from mmir_lib.ir.bm25 import bm25_search
 from mmir_lib.ir.index import InvertedIndex
 from mmir_lib.ir.scoring import tfidf_search
 from mmir_lib.vision.bovw import bovw_index, bovw_query, visual_words, word_histogram, word_tokens
-from mmir_lib.vision.codebook import kmeans
+from mmir_lib.kmeans import kmeans
 
 VOCABULARY, DIM, IMAGES = 40, 16, 12
 

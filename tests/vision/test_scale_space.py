@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from mmir_lib.vision import load_photo
-from mmir_lib.vision.scale_space import (difference_of_gaussians, find_blobs, geometric_sigmas, local_maxima_3d,
-                                         gaussian_scale_space, normalized_laplacian)
+from mmir_lib.vision.scale_space import (difference_of_gaussians, find_blobs, find_dog_blobs, geometric_sigmas,
+                                         local_maxima_3d, gaussian_scale_space, normalized_laplacian)
 
 
 @pytest.mark.parametrize("name, crop", [("coins", None), ("hubble", (slice(0, 300), slice(0, 300)))])
@@ -24,6 +24,27 @@ def test_blobs_recover_skimage_blob_log(name, crop):
     found = [np.any((np.hypot(ours[:, 0] - y, ours[:, 1] - x) <= 2) & (np.abs(ours[:, 2] - s) <= 1.0 + 1e-9))
              for y, x, s in reference]
     assert len(reference) > 50 and np.mean(found) >= 0.9
+
+
+@pytest.mark.parametrize("name, crop", [("coins", None), ("hubble", (slice(0, 300), slice(0, 300)))])
+def test_dog_blobs_recover_skimage_blob_dog(name, crop):
+    """blob_dog with the same geometric scales, its border rule ("reflect", our
+    "symmetric") and threshold: every blob it keeps after pruning overlaps is one of ours
+    at the same pixel and scale (measured: all of them on both images)."""
+    image = load_photo(name, gray=True)
+    image = image[crop] if crop else image
+    sigmas = geometric_sigmas(2.0, 1.6, 5)  # blob_dog(min_sigma=2, max_sigma=12, sigma_ratio=1.6) uses these five
+    reference = skimage.feature.blob_dog(image, min_sigma=2, max_sigma=12, sigma_ratio=1.6, threshold=0.05)
+    ours = find_dog_blobs(image, sigmas, threshold=0.05, mode="symmetric")
+    found = [np.any(np.all(np.isclose(ours, row, rtol=0, atol=1e-9), axis=1)) for row in reference]
+    assert len(reference) > 20 and np.mean(found) == 1.0
+
+
+def test_dog_blobs_need_geometric_sigmas():
+    with pytest.raises(ValueError, match="sigmas must be geometric"):
+        find_dog_blobs(np.zeros((40, 40)), [1.0, 2.0, 2.5])
+    with pytest.raises(ValueError, match="at least two scales"):
+        find_dog_blobs(np.zeros((40, 40)), [2.0])
 
 
 @pytest.mark.parametrize("blob_sigma", [2.0, 3.0, 5.0])

@@ -10,7 +10,7 @@ from hypothesis.extra.numpy import arrays
 from scipy.spatial.distance import cdist
 from sklearn.cluster import KMeans
 
-from mmir_lib.vision.codebook import KMeansResult, assign, kmeans, kmeans_plus_plus
+from mmir_lib.kmeans import KMeansResult, assign, kmeans, kmeans_plus_plus
 
 
 def _blobs(seed, n=600, k=5, dim=8, spread=10.0):
@@ -92,7 +92,8 @@ def test_an_empty_cluster_is_moved_to_the_farthest_point():
     far_away = np.vstack([points[:2], [[1e4, 1e4]]])  # the third centre attracts no point
     result = kmeans(points, 3, init=far_away, max_iter=1)
     d2_own = ((points - far_away[assign(points, far_away)]) ** 2).sum(axis=1)
-    assert np.array_equal(result.centres[2], points[np.argmax(d2_own)])
+    # (to rounding: the algorithm works on centred points and adds their mean back)
+    np.testing.assert_allclose(result.centres[2], points[np.argmax(d2_own)], rtol=0, atol=1e-12)
     full = kmeans(points, 3, init=far_away)
     assert len(np.unique(full.labels)) == 3 and full.converged
     reference = kmeans(points, 3, seed=0)
@@ -119,3 +120,19 @@ def test_result_record_and_seeded_inits():
 def test_bad_input(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e8, -3e8])
+def test_far_from_the_origin(offset):
+    """Points near |x| ~ 1e8: the expansion ‖x‖² + ‖c‖² − 2 x·c without centring rounds a
+    squared distance of 1 to 0 (‖x‖² ≈ 1e16 has no digit left for it); centred, every
+    distance is exact here."""
+    points = offset + np.array([[0.0, 0.0], [1.0, 0.0], [10.0, 0.0], [11.0, 0.0], [0.0, 1.0]])
+    result = kmeans(points, 2, init=points[[0, 2]], tol=0.0)
+    assert np.array_equal(result.labels, [0, 0, 1, 1, 0])
+    np.testing.assert_allclose(result.centres - offset, [[1 / 3, 1 / 3], [10.5, 0.0]], atol=1e-7)
+    assert result.inertia == pytest.approx(4 / 3 + 1 / 2, rel=1e-6)  # three points around (1/3, 1/3), two around 10.5
+    np.testing.assert_allclose(result.inertia, ((points - result.centres[result.labels]) ** 2).sum(), rtol=1e-6)
+    assert np.array_equal(assign(points, points[[0, 1]]), [0, 1, 1, 1, 0])  # a distance of 1 against one of 0
+    chosen = kmeans_plus_plus(points, 5, seed=0)  # D² = 0 only where a point already is a centre
+    assert len(np.unique(chosen, axis=0)) == 5

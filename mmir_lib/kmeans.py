@@ -1,8 +1,8 @@
-"""k-means: a codebook of visual words, learnt from descriptors (Lloyd's algorithm).
+"""k-means: a codebook of k centres learnt from points (Lloyd's algorithm, k-means++).
 
-A **codebook** (or visual vocabulary) is a set of k centres c_1 … c_k in descriptor
-space. Each descriptor is then replaced by the number of its nearest centre, a
-**visual word** (:mod:`.bovw`); the centres cut the space into Voronoi cells, one per
+A **codebook** is a set of k centres c_1 … c_k in the points' space. Each point is then
+replaced by the number of its nearest centre (a **visual word** when the points are
+image descriptors, :mod:`mmir_lib.vision.bovw`); the centres cut the space into Voronoi cells, one per
 word. k-means chooses the centres that make this replacement cost least, the
 **inertia**
 
@@ -31,7 +31,17 @@ is moved onto the point farthest from its own centre, as scikit-learn does (seve
 empty clusters take the farthest points in turn); that cannot raise J, and the point
 is then assigned to it at the next step.
 
-All distances come from :func:`.matching.pairwise_distances` (squared).
+**Squared distances, computed stably.** Lloyd's assignment needs ‖x − c‖² for every
+point and centre. Expanded as ‖x‖² + ‖c‖² − 2 x·c, it is one matrix product (what makes
+k-means fast), but it subtracts numbers of the size of ‖x‖² to get a result of the size
+of ‖x − c‖²: for points near 10⁸ (‖x‖² ≈ 10¹⁶) a distance of 1 is lost to rounding
+entirely. Distances do not change when every point and centre moves by the same vector,
+so the algorithm first **centres** the data on its mean; then ‖x‖² is of the size of the
+data's spread, and the expansion keeps its digits. k-means++ computes its distances
+from the differences x − c directly (one centre at a time, no cancellation).
+
+Used by Part II (codebooks of visual words, :mod:`mmir_lib.vision.bovw`) and Part III
+(:mod:`mmir_lib.lm.bias`).
 """
 
 from __future__ import annotations
@@ -39,9 +49,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse
 
-from ..validation import check_array, check_choice, check_count, check_number
-from .matching import _check_descriptors, pairwise_distances
+from .validation import check_array, check_choice, check_count, check_number
 
 __all__ = ["KMeansResult", "assign", "kmeans_plus_plus", "kmeans"]
 
@@ -74,13 +84,44 @@ class KMeansResult:
                 f"{self.iterations} iterations, {state})")
 
 
+#: Points per block of the assignment step: a (256, k) block of scores stays in the
+#: processor's cache between the matrix product and the argmin (scikit-learn's choice too).
+CHUNK = 256
+
+
+def _nearest(x: np.ndarray, x_sq: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each point's nearest centre and its squared distance to it: (labels (n,), d2 (n,)).
+
+    ‖x − c‖² = ‖x‖² + ‖c‖² − 2 x·c; the argmin over c needs only ‖c‖² − 2 x·c, a matrix
+    product, taken in blocks of ``CHUNK`` points. ``x`` and ``centres`` must already be
+    centred (see the module notes), ``x_sq`` = ‖x‖² per row."""
+    n = len(x)
+    minus_2c = (-2.0 * centres).T.copy()  # (d, k)
+    c_sq = np.einsum("ij,ij->i", centres, centres)  # (k,)
+    labels, d2 = np.empty(n, dtype=np.int64), np.empty(n)
+    for start in range(0, n, CHUNK):
+        block = slice(start, start + CHUNK)
+        scores = x[block] @ minus_2c  # (CHUNK, k)
+        scores += c_sq  # ‖c‖² − 2 x·c
+        labels[block] = nearest = np.argmin(scores, axis=1)
+        d2[block] = scores[np.arange(len(nearest)), nearest]
+    d2 += x_sq  # rounding can leave −1e-15 where a point is a centre
+    return labels, np.maximum(d2, 0.0, out=d2)
+
+
 def assign(points: object, centres: object) -> np.ndarray:
     """label(i) = argmin_j ‖x_i − c_j‖²: the nearest centre of every point, (n,) int64
     (among equally near centres, the one with the smaller index)."""
-    points, centres = _check_descriptors(points, centres, "points", "centres")
+    points = check_array("points", points, ndim=2)
+    centres = check_array("centres", centres, ndim=2)
+    if points.shape[1] != centres.shape[1]:
+        raise ValueError(f"points and centres must have the same number of columns (the dimension d); "
+                         f"points has shape {points.shape}, centres has {centres.shape}")
     if len(centres) == 0:
         raise ValueError("centres must hold at least one centre")
-    return np.argmin(pairwise_distances(points, centres, squared=True), axis=1)
+    shift = centres.mean(axis=0)  # both moved by the same vector: the distances do not change
+    x = points - shift
+    return _nearest(x, np.einsum("ij,ij->i", x, x), centres - shift)[0]
 
 
 def _check_points_and_k(points: object, k: object) -> tuple[np.ndarray, int]:
@@ -99,8 +140,13 @@ def kmeans_plus_plus(points: object, k: int, seed: int = 0) -> np.ndarray:
     several candidates per step and keeps the best; this is the original algorithm.)"""
     points, k = _check_points_and_k(points, k)
     rng = np.random.default_rng(check_count("seed", seed))
+
+    def d2_to(row: int) -> np.ndarray:  # ‖x − x_row‖² of every point, from the differences: no cancellation
+        difference = points - points[row]
+        return np.einsum("ij,ij->i", difference, difference)
+
     chosen = [int(rng.integers(len(points)))]
-    d2 = pairwise_distances(points, points[chosen], squared=True)[:, 0]  # D(x)², (n,)
+    d2 = d2_to(chosen[0])  # D(x)², (n,)
     for _ in range(1, k):
         cumulative = np.cumsum(d2)
         if cumulative[-1] > 0:  # the roulette wheel: each point gets a slice of width D(x)²
@@ -108,21 +154,21 @@ def kmeans_plus_plus(points: object, k: int, seed: int = 0) -> np.ndarray:
         else:  # every point already is a centre (fewer distinct points than k)
             pick = int(rng.integers(len(points)))
         chosen.append(pick)
-        d2 = np.minimum(d2, pairwise_distances(points, points[[pick]], squared=True)[:, 0])
+        d2 = np.minimum(d2, d2_to(pick))
     return points[chosen]
 
 
-def _update(points: np.ndarray, labels: np.ndarray, d2_own: np.ndarray, k: int) -> np.ndarray:
+def _update(x: np.ndarray, labels: np.ndarray, d2_own: np.ndarray, k: int) -> np.ndarray:
     """The mean of each cluster's points; an empty cluster's centre goes to the point
     farthest from its own centre (``d2_own``, (n,)); (k, d)."""
+    n = len(x)
+    members = scipy.sparse.csr_array((np.ones(n), (labels, np.arange(n))), shape=(k, n))  # (k, n), one 1 per column
     counts = np.bincount(labels, minlength=k)  # (k,)
-    sums = np.zeros((k, points.shape[1]))
-    np.add.at(sums, labels, points)  # sums[labels[i]] += points[i]
-    centres = sums / np.maximum(counts, 1)[:, None]
+    centres = (members @ x) / np.maximum(counts, 1)[:, None]  # sums of each cluster's points / their number
     empty = np.flatnonzero(counts == 0)
     if len(empty):
         farthest = np.argsort(-d2_own, kind="stable")[:len(empty)]
-        centres[empty] = points[farthest]
+        centres[empty] = x[farthest]
     return centres
 
 
@@ -159,23 +205,21 @@ def kmeans(points: object, k: int, init: str | object = "k-means++", max_iter: i
     max_iter = check_count("max_iter", max_iter, low=1)
     tol = check_number("tol", tol, low=0.0)
     seed = check_count("seed", seed)
-    centres = _initial_centres(points, k, init, seed)
-    n = len(points)
-    tol = tol * float(np.var(points, axis=0).mean())
+    mean = points.mean(axis=0)  # work on centred points: see the module notes
+    x = points - mean  # (n, d)
+    x_sq = np.einsum("ij,ij->i", x, x)  # ‖x‖², (n,), once
+    centres = _initial_centres(points, k, init, seed) - mean
+    tol = tol * float(x_sq.sum()) / x.size  # the mean variance of the dimensions (x is centred)
     history, previous, converged = [], None, False
     for iteration in range(1, max_iter + 1):
-        d2 = pairwise_distances(points, centres, squared=True)  # (n, k)
-        labels = np.argmin(d2, axis=1)  # assign
-        d2_own = d2[np.arange(n), labels]
+        labels, d2_own = _nearest(x, x_sq, centres)  # assign
         history.append(d2_own.sum())
-        new_centres = _update(points, labels, d2_own, k)  # update
+        new_centres = _update(x, labels, d2_own, k)  # update
         shift = float(((new_centres - centres) ** 2).sum())
         centres = new_centres
         if (previous is not None and np.array_equal(labels, previous)) or shift <= tol:
             converged = True
             break
         previous = labels
-    d2 = pairwise_distances(points, centres, squared=True)  # labels and inertia of the final centres
-    labels = np.argmin(d2, axis=1)
-    inertia = float(d2[np.arange(n), labels].sum())
-    return KMeansResult(centres, labels, inertia, iteration, np.array(history), converged)
+    labels, d2_own = _nearest(x, x_sq, centres)  # labels and inertia of the final centres
+    return KMeansResult(centres + mean, labels, float(d2_own.sum()), iteration, np.array(history), converged)
