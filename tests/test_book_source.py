@@ -6,7 +6,8 @@
 * every static figure (a code cell with an image output) carries alt text and a
   caption in its metadata (``mystnb.image.alt``, ``mystnb.figure.caption``), which
   myst-nb renders as the image's ``alt`` and a ``<figcaption>``; and a cell has one
-  image at most (myst-nb would give two images the same caption, alt text and name).
+  image at most and no HTML output beside it (myst-nb would give both the same caption,
+  alt text and name).
 """
 
 from __future__ import annotations
@@ -128,6 +129,10 @@ def figure_problems(cells) -> list[str]:
             # myst-nb wraps each image output in its own <figure>, with the same caption
             # and alt text; a figure name then is a duplicate target (a build warning).
             problems.append(f"cell {c}: {_has_image(cell)} images; one figure per cell (draw them as subplots)")
+        if any("text/html" in out.get("data", {}) for out in cell.get("outputs", [])):
+            # myst-nb gives the cell's figure name to the HTML output too (a listing, a
+            # table): the name becomes a duplicate target, a build warning
+            problems.append(f"cell {c}: an image and an HTML output; put the HTML in a cell of its own")
         if lacks:
             problems.append(f"cell {c} (execution count {cell.get('execution_count')}): no {' and no '.join(lacks)}")
     return problems
@@ -143,6 +148,8 @@ def test_the_figure_check_accepts_a_described_figure_only():
     no_alt = {"mystnb": {"figure": described["mystnb"]["figure"], "image": {"alt": " "}}}
     assert figure_problems([{**cell, "metadata": no_alt}]) == ["cell 0 (execution count 3): no alt text"]
     assert len(figure_problems([{**cell, "outputs": [image, image]}])) == 1
+    listing = {"output_type": "display_data", "data": {"text/html": "<figure>", "text/plain": "code"}}
+    assert len(figure_problems([{**cell, "outputs": [listing, image]}])) == 1
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
