@@ -49,6 +49,7 @@ import numpy as np
 
 from ..validation import check_array, check_bool, check_callable, check_choice, check_list, check_number, \
     check_str, describe
+from .losses import _softmax_losses
 
 __all__ = ["Tensor", "unbroadcast", "topological_order", "softmax_cross_entropy", "numerical_gradient",
            "relative_error", "gradient_check"]
@@ -448,15 +449,11 @@ def softmax_cross_entropy(logits: Tensor, labels, axis: int = -1) -> Tensor:
     if len(labels) != m:
         raise ValueError(f"labels must hold one class per example ({m}), got {len(labels)}")
     z = logits.data if axis == 1 else logits.data.T             # (m, C)
-    shifted = z - z.max(axis=1, keepdims=True)
-    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    rows = np.arange(m)
-    out = Tensor._result(-log_probs[rows, labels].mean(), (logits,), "cross-entropy")
+    losses, softmax_minus_onehot = _softmax_losses(z, labels)  # IV.1's stable loss and its gradient
+    out = Tensor._result(losses.mean(), (logits,), "cross-entropy")
 
     def backward(g):
-        d = np.exp(log_probs)                                   # softmax, (m, C)
-        d[rows, labels] -= 1.0
-        d *= g / m
+        d = softmax_minus_onehot * (g / m)
         logits._add_grad(d if axis == 1 else d.T)
     out._backward = backward
     return out
