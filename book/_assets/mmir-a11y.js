@@ -4,12 +4,18 @@
    named "Toggle hidden content". Their aria-label is dropped, so the visible text names
    them. The colour-mode button is named "Color mode"; its icons' titles (Light, Dark,
    System Settings) are not its text. */
-document.addEventListener("DOMContentLoaded", function () {
+(function () {
   "use strict";
-  document.querySelectorAll(".search-button-field[aria-label], details.hide > summary[aria-label]")
-    .forEach(function (el) { if (el.textContent.trim()) el.removeAttribute("aria-label"); });
-  document.querySelectorAll(".theme-switch-button i[title]").forEach(function (icon) {
-    icon.removeAttribute("title");
-    icon.setAttribute("aria-hidden", "true");
-  });
-});
+  function nameByVisibleText() {
+    document.querySelectorAll(".search-button-field[aria-label], details.hide > summary[aria-label]")
+      .forEach(function (el) { if (el.textContent.trim()) el.removeAttribute("aria-label"); });
+    document.querySelectorAll(".theme-switch-button i[title]").forEach(function (icon) {
+      icon.removeAttribute("title");
+      icon.setAttribute("aria-hidden", "true");
+    });
+  }
+  // Once the page is parsed, and again when everything has loaded: the theme's own
+  // scripts may set the icons' titles after this one ran (a race seen in one test run).
+  document.addEventListener("DOMContentLoaded", nameByVisibleText);
+  window.addEventListener("load", nameByVisibleText);
+})();
