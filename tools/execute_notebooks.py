@@ -3,7 +3,8 @@
 Usage: python tools/execute_notebooks.py [--jobs N] [notebook-or-folder ...]
 
 Each notebook runs in a fresh kernel from this environment, with its own folder as
-the working directory, exactly as nbval runs it in `make test`. Prints the wall time
+the working directory, exactly as nbval runs it in `make test` (kernels on IPC
+sockets: ``tools/ipc_kernels.py``). Prints the wall time
 of each notebook (the book's budget is 60 s per chapter on 2 cores). With ``--jobs N``
 N notebooks run at once, each in its own process (every chapter computes on one
 thread, so N = the number of cores keeps them all busy).
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+from ipc_kernels import ipc_kernel_manager
 
 
 def notebooks(paths):
@@ -49,7 +52,7 @@ def coalesce_streams(nb) -> None:
 def execute(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
-        nb, timeout=600, kernel_name="python3", store_widget_state=True,
+        nb, km=ipc_kernel_manager(kernel_name="python3"), timeout=600, kernel_name="python3", store_widget_state=True,
         record_timing=False, resources={"metadata": {"path": str(path.parent)}},
     )
     start = time.perf_counter()
