@@ -171,33 +171,36 @@ def scaled_dot_product_attention(query, key, value, mask=None, *, is_causal=Fals
     is_causal = check_bool("is_causal", is_causal)
     scale = check_optional(check_number, "scale", scale, low=0, low_open=True)
     fully_masked = check_choice("fully_masked", fully_masked, _FULLY_MASKED)
-    allowed = None if mask is None else _check_mask(mask, batch + (n_q, n_k)).to(query.device)
-    if is_causal:
-        causal = _causal(n_q, n_k, query.device)
-        allowed = causal if allowed is None else allowed & causal
-    if allowed is not None and fully_masked == "error":
-        empty = ~allowed.any(dim=-1)
-        if bool(empty.any()):
-            where = tuple(int(i) for i in torch.nonzero(empty)[0])
+    causal = _causal_bias(n_q, n_k, query.dtype, query.device) if is_causal else None
+    blocked = empty = None
+    if mask is not None:
+        blocked = ~_check_mask(mask, batch + (n_q, n_k)).to(query.device)
+        empty = (blocked | torch.isinf(causal) if is_causal else blocked).all(dim=-1, keepdim=True)
+        if not bool(empty.any()):                           # (..., n_q, 1): rows with no key left
+            empty = None
+        elif fully_masked == "error":
+            where = tuple(int(i) for i in torch.nonzero(empty[..., 0])[0])
             raise ValueError(f"mask blocks every key for the query row at index {where} of the (batch..., n_q) "
                              "axes: its softmax is 0/0; unblock a key or pass fully_masked='zero'")
-    return _attention(query, key, value, allowed, 1 / math.sqrt(d_k) if scale is None else scale)
+    return _attention(query, key, value, 1 / math.sqrt(d_k) if scale is None else scale, causal, blocked, empty)
 
 
-def _attention(query, key, value, allowed, scale):
+def _attention(query, key, value, scale, causal=None, blocked=None, empty=None):
     scores = (query * scale) @ key.transpose(-2, -1)        # (..., n_q, n_k); scale the smaller factor
-    if allowed is not None:
-        scores = scores.masked_fill(~allowed, -math.inf)
-        empty = ~allowed.any(dim=-1, keepdim=True)          # rows with no key: softmax of 0s, then zeroed
-        if bool(empty.any()):
-            weights = torch.softmax(scores.masked_fill(empty, 0.0), dim=-1).masked_fill(empty, 0.0)
-            return weights @ value, weights
-    weights = torch.softmax(scores, dim=-1)                 # each row sums to 1
+    if causal is not None:
+        scores += causal                                    # + M: -inf above the diagonal
+    if blocked is not None:
+        scores = scores.masked_fill(blocked, -math.inf)     # blocked keys: weight exp(-inf) = 0
+    if empty is not None:                                   # rows with no key: zero weights, as torch
+        weights = torch.softmax(scores.masked_fill(empty, 0.0), dim=-1).masked_fill(empty, 0.0)
+    else:
+        weights = torch.softmax(scores, dim=-1)             # each row sums to 1
     return weights @ value, weights                         # (..., n_q, d_v), (..., n_q, n_k)
 
 
-def _causal(n_q: int, n_k: int, device=None) -> torch.Tensor:
-    return torch.ones(n_q, n_k, dtype=torch.bool, device=device).tril()
+def _causal_bias(n_q: int, n_k: int, dtype=torch.float64, device=None) -> torch.Tensor:
+    """The additive causal mask M: 0 on and below the diagonal, −∞ above it."""
+    return torch.full((n_q, n_k), -math.inf, dtype=dtype, device=device).triu_(1)
 
 
 def causal_mask(n_q, n_k=None) -> torch.Tensor:
@@ -214,7 +217,7 @@ def causal_mask(n_q, n_k=None) -> torch.Tensor:
     """
     n_q = check_count("n_q", n_q, low=1, high=MAX_LENGTH)
     n_k = n_q if n_k is None else check_count("n_k", n_k, low=1, high=MAX_LENGTH)
-    return _causal(n_q, n_k)
+    return torch.ones(n_q, n_k, dtype=torch.bool).tril_()
 
 
 def padding_mask(lengths, max_length=None) -> torch.Tensor:
