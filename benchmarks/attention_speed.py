@@ -9,8 +9,8 @@ and on the CPU runs a fused kernel that never stores the whole weight matrix. Ti
 processor time per call, the best of ``repeat`` runs of ``calls`` calls, the two
 libraries taking turns. The outputs must agree to 1e-5 (float32). Target: at most 2×
 torch's time at n = 256 without a mask; with the causal mask torch's kernel skips the
-blocks above the diagonal, half the work, which the book's version does not. Run with ``python benchmarks/attention_speed.py``; ``main()``
-returns the table rows.
+blocks above the diagonal, half the work, which the book's version does not. Run with
+``python benchmarks/attention_speed.py``; ``main()`` returns the table rows.
 """
 
 import time
@@ -47,7 +47,8 @@ def main(n: int = 256, d: int = 64, calls: int = 50, repeat: int = 15) -> list[d
         ratio = best["mmir_lib"] / best["torch"]
         rows.append({"attention": f"n = {n}, d = {d}" + (", causal" if causal else ""),
                      "mmir_lib (ms)": f"{1e3 * best['mmir_lib']:.3f}", "torch sdpa (ms)": f"{1e3 * best['torch']:.3f}",
-                     "ratio": f"{ratio:.2f}×", "target": "(for scale)" if causal else f"≤ {TARGET:g}×", "largest difference": f"{difference:.0e}"})
+                     "ratio": f"{ratio:.2f}×", "target": "(for scale)" if causal else f"≤ {TARGET:g}×",
+                     "largest difference": f"{difference:.0e}"})
     return rows
 
 

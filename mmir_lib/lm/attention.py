@@ -216,8 +216,8 @@ def causal_mask(n_q, n_k=None) -> torch.Tensor:
             [1, 1, 1]], dtype=torch.int32)
     """
     n_q = check_count("n_q", n_q, low=1, high=MAX_LENGTH)
-    n_k = n_q if n_k is None else check_count("n_k", n_k, low=1, high=MAX_LENGTH)
-    return torch.ones(n_q, n_k, dtype=torch.bool).tril_()
+    n_k = check_optional(check_count, "n_k", n_k, low=1, high=MAX_LENGTH)
+    return torch.ones(n_q, n_q if n_k is None else n_k, dtype=torch.bool).tril_()   # True on and below the diagonal
 
 
 def padding_mask(lengths, max_length=None) -> torch.Tensor:
@@ -240,11 +240,11 @@ def padding_mask(lengths, max_length=None) -> torch.Tensor:
             [[1, 1, 1]]], dtype=torch.int32)
     """
     lengths = check_array("lengths", lengths, kind="int", ndim=1, nonempty=True, low=1, high=MAX_LENGTH)
-    longest = int(lengths.max())
-    max_length = check_optional(check_count, "max_length", max_length, low=longest, high=MAX_LENGTH)
-    n_k = longest if max_length is None else max_length
-    check_memory("lengths", len(lengths) * n_k, 1)
-    return (torch.arange(n_k)[None, :] < torch.from_numpy(lengths)[:, None])[:, None, :]
+    max_length = check_optional(check_count, "max_length", max_length, low=int(lengths.max()), high=MAX_LENGTH)
+    check_memory("lengths", len(lengths) * (max_length or int(lengths.max())), 1)
+    n_k = int(lengths.max()) if max_length is None else max_length
+    positions = torch.arange(n_k)
+    return (positions[None, :] < torch.from_numpy(lengths)[:, None])[:, None, :]   # (B, 1, n_k)
 
 
 def split_heads(x, num_heads) -> torch.Tensor:
@@ -254,9 +254,9 @@ def split_heads(x, num_heads) -> torch.Tensor:
     """
     x = _check_tensor("x", x, min_ndim=2)
     num_heads = check_count("num_heads", num_heads, low=1)
+    if x.shape[-1] % num_heads:
+        raise ValueError(f"num_heads = {num_heads} does not divide x's last axis of {x.shape[-1]}")
     *batch, n, width = x.shape
-    if width % num_heads:
-        raise ValueError(f"num_heads = {num_heads} does not divide x's last axis of {width}")
     return x.reshape(*batch, n, num_heads, width // num_heads).transpose(-3, -2)   # (..., h, n, d)
 
 
