@@ -25,7 +25,10 @@ Runs, in this order,
    (equal parameters after the steps asserted);
 10. ``conv_speed``: V.1's convolution layer (im2col and one matrix product) against
    torch's conv2d on LeNet-5's two layers, float64 and float32 (equal to 1e-12 asserted);
-11. ``widget_repaint``: how fast the interactive figures of the built book respond in
+11. ``attention_speed``: V.6's scaled dot-product attention against torch's
+   ``scaled_dot_product_attention``, float32, n = 256, d = 64, one thread (outputs
+   equal to 1e-5 asserted);
+12. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -49,6 +52,7 @@ from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
+import attention_speed
 import autograd_speed
 import bm25_latency
 import bm25_throughput
@@ -272,6 +276,12 @@ def main() -> str:
                     "in float64 and must agree with torch's float64 result to 1e-12. Target: at most 3× "
                     "torch's float64 time (torch's float32 kernels are shown for scale).\n\n"
                     + markdown_table(quietly(conv_speed.main)))
+    sections.append("## Attention: scaled dot-product attention against torch's\n\n"
+                    "One head, query, key and value of shape (1, 1, 256, 64), float32, one thread; the book's "
+                    "function checks its arguments and returns the weights too, torch's fused CPU kernel returns "
+                    "the output only. Outputs equal to 1e-5 (asserted). Target: at most 2× torch's time without "
+                    "a mask.\n\n"
+                    + markdown_table(quietly(attention_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([

@@ -19,5 +19,7 @@
   model of Part III;
 * :mod:`.tagging` -- sequence labelling with hidden Markov models of order 1 and 2: the
   forward algorithm, Viterbi, brute-force enumeration, accuracy and confusion;
-* :mod:`.crf` -- a linear-chain conditional random field tagger trained in torch.
+* :mod:`.crf` -- a linear-chain conditional random field tagger trained in torch;
+* :mod:`.attention` -- (Part V) scaled dot-product attention with causal and padding
+  masks, and the split into heads and back.
 """
