@@ -19,7 +19,7 @@ where a plain block has only the product of its layers' Jacobians.
 
     conv 3 × 3, stride 2 (in_channels → width) → ReLU → max pool 2        28 × 28 → 7 × 7
     (depth − 2)/2 blocks, plain or residual                               (N, width, 7, 7)
-    global average pooling → dense width → n_classes                     (N, n_classes)
+    flatten → dense width·7·7 → n_classes                                 (N, n_classes)
 
 so that ``depth`` counts the weighted layers (convolutions and the dense layer), as He
 et al. count ResNet-20. :func:`layer_gradient_norms` reads ‖∂L/∂W‖ of every
@@ -65,7 +65,7 @@ def deep_conv_net(depth: int, width: int = 16, residual: bool = True, n_classes:
                   in_channels: int = 1, image_size: int = 28) -> nn.Sequential:
     """A ``depth``-layer convolutional classifier for 28 × 28 images: stem conv 3 × 3 stride 2
     → ReLU → max pool 2, then (depth − 2)/2 :class:`ResidualBlock` s (``skip=residual``),
-    global average pooling, and a dense layer to ``n_classes`` logits.
+    flattened to a vector, and a dense layer to ``n_classes`` logits.
 
     ``depth`` (even, >= 4) counts the convolutions and the dense layer. Input (N,
     ``in_channels``, H, W), output (N, n_classes). The plain and the residual network of
