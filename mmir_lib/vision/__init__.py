@@ -26,7 +26,11 @@ Deep networks for images (Part V), imported from their modules:
 
 * :mod:`.conv` -- the convolution layer by loops and by im2col (equal to torch's
   ``conv2d``), its backward pass as convolutions, max and average pooling, ReLU, the
-  output-size formula and receptive fields.
+  output-size formula and receptive fields;
+* :mod:`.lenet` -- LeNet-5 in torch (modern variant), shifted copies of digits for
+  training, predictions, the confusion matrix, feature maps and learned filters;
+* :mod:`.resnet` -- the residual block and its plain twin, deep plain and residual
+  networks of the same depth, per-layer gradient norms.
 """
 
 from .derivatives import GRADIENT_OPERATORS, gaussian_filter, gaussian_gradient, gradient, gradient_polar, laplacian
