@@ -25,7 +25,9 @@ Runs, in this order,
    (equal parameters after the steps asserted);
 10. ``conv_speed``: V.1's convolution layer (im2col and one matrix product) against
    torch's conv2d on LeNet-5's two layers, float64 and float32 (equal to 1e-12 asserted);
-11. ``widget_repaint``: how fast the interactive figures of the built book respond in
+11. ``nms_speed``: V.3's non-max suppression against OpenCV's cv2.dnn.NMSBoxes on 10,000
+   boxes (the same kept indices asserted);
+12. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -55,6 +57,7 @@ import bm25_throughput
 import conv_speed
 import eval_speed
 import ngram_vs_nltk
+import nms_speed
 import optim_speed
 import sgns_vs_gensim
 import tagging_speed
@@ -272,6 +275,10 @@ def main() -> str:
                     "in float64 and must agree with torch's float64 result to 1e-12. Target: at most 3× "
                     "torch's float64 time (torch's float32 kernels are shown for scale).\n\n"
                     + markdown_table(quietly(conv_speed.main)))
+    sections.append("## Non-max suppression: against OpenCV's NMSBoxes\n\n"
+                    "10,000 boxes, IoU threshold 0.5, one thread each; both must keep the same indices in the "
+                    "same order. Target: at most 2× OpenCV's time.\n\n"
+                    + markdown_table(quietly(nms_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([

@@ -36,7 +36,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..validation import (check_array, check_count, check_instance, check_number, check_optional, check_same_length,
+from ..validation import (check_array, check_choice, check_count, check_instance, check_number, check_same_length,
                           describe)
 from .boxes import box_iou, check_boxes, nms
 
@@ -81,6 +81,7 @@ def make_canvases(split: str, n_canvases: int, size: int = 64, digits_per_canvas
 
     from ..data import mnist_5k
 
+    check_choice("split", split, ("train", "validation", "test"))
     n_canvases = check_count("n_canvases", n_canvases, low=1, high=1_000_000)
     size = check_count("size", size, low=32, high=1024)
     lo, hi = _pair("digits_per_canvas", digits_per_canvas, check_count, low=1, high=20)

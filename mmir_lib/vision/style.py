@@ -104,7 +104,7 @@ def style_transfer(features: Callable, content, style, content_layer: int, style
     alpha = check_number("alpha", alpha, low=0.0)
     beta = check_number("beta", beta, low=0.0)
     steps = check_count("steps", steps, low=1, high=100_000)
-    lr = check_number("lr", lr, low=0.0, low_open=True)
+    lr = check_number("lr", lr, low=0.0, low_open=True, high=1e3)
     check_count("seed", seed, high=2**63 - 1)
     as_batch = lambda image: torch.from_numpy(image.astype(np.float32))[None, None]  # noqa: E731
     with torch.no_grad():
