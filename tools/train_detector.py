@@ -7,6 +7,11 @@ loss of every epoch and the validation mAP to stdout, and writes
 ``mmir_lib/checkpoints/detector.pt`` (the weights and the settings below), which
 :func:`mmir_lib.vision.detection.load_detector` reads. The chapter evaluates it on the
 test canvases; ``tests/vision/test_detection.py`` recomputes the mAP it quotes.
+
+What you should see (about six minutes of one core): the mean loss per epoch falls from
+about 19 to 3.5 over the first 14 epochs (validation mAP@0.5 about 0.80), then to about
+2.9 over the 6 epochs at the lower learning rate (validation mAP@0.5 about 0.79; test
+mAP@0.5 0.80 in the chapter). The checkpoint is about 150 kB.
 """
 
 from __future__ import annotations
