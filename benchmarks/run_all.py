@@ -31,7 +31,9 @@ Runs, in this order,
 12. ``lenet_speed``: V.2's LeNet-5 training run (10 epochs on the 3,500 training digits)
    beside scikit-learn's softmax regression and MLP on the same split, with test accuracies
    (LeNet-5 at 97% or more asserted);
-13. ``widget_repaint``: how fast the interactive figures of the built book respond in
+13. ``nms_speed``: V.3's non-max suppression against OpenCV's cv2.dnn.NMSBoxes on 10,000
+   boxes (the same kept indices asserted);
+14. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -63,6 +65,7 @@ import conv_speed
 import eval_speed
 import lenet_speed
 import ngram_vs_nltk
+import nms_speed
 import optim_speed
 import sgns_vs_gensim
 import tagging_speed
@@ -292,6 +295,10 @@ def main() -> str:
                     "training time and accuracy on the 1,000 test digits. Target: LeNet-5 at 97% or more "
                     "(asserted), trained within 30 s.\n\n"
                     + markdown_table(quietly(lenet_speed.main)))
+    sections.append("## Non-max suppression: against OpenCV's NMSBoxes\n\n"
+                    "10,000 boxes, IoU threshold 0.5, one thread each; both must keep the same indices in the "
+                    "same order. Target: at most 2× OpenCV's time.\n\n"
+                    + markdown_table(quietly(nms_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([
