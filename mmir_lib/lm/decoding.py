@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import check_count, check_instance, check_number, check_optional
+from ..validation import check_count, check_instance, check_number, check_optional, describe
 from .sampling import sample, softmax
 
 __all__ = ["Hypothesis", "length_normalised", "greedy_search", "beam_search", "exhaustive_search", "sample_search"]
@@ -111,14 +111,20 @@ def _take(state, rows: np.ndarray):
 
 
 def _check_state(state: object, rows: int | None = 1) -> object:
-    if state is None:
-        raise TypeError("state must be the model's state (a tensor, an array or a tuple of them), got None")
-    try:
-        n = _rows(state)
-    except TypeError:
-        raise TypeError(f"state must be a tensor, an array or a tuple of them, got {type(state).__name__}") from None
+    import torch
+
+    kinds = (np.ndarray, torch.Tensor)
+    parts = state if isinstance(state, tuple) else (state,)
+    if not parts or not all(isinstance(p, kinds) and p.ndim >= 1 for p in parts):
+        raise TypeError(f"state must be the model's state, a tensor or array (or a tuple of them) with one row "
+                        f"per hypothesis, got {describe(state)}")
+    n = len(parts[0])
+    if any(len(p) != n for p in parts):
+        raise ValueError("state must hold the same number of rows in each of its parts")
     if rows is not None and n != rows:
         raise ValueError(f"state must hold one sentence ({rows} row), got {n} rows")
+    if not n:
+        raise ValueError("state must hold at least one row")
     return state
 
 

@@ -46,7 +46,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..data import DataNotInstalledError
-from ..validation import check_choice, check_str
+from ..validation import check_choice, check_str, check_str_list
 from .corpus import UNK, Vocabulary
 
 __all__ = ["MAX_NUMBER", "SPLIT_SEED", "SPLIT_SIZES", "PAD", "BOS", "EOS", "NumberPair", "tokenize_number_words",
@@ -89,9 +89,7 @@ def join_number_words(tokens) -> str:
     >>> join_number_words(['quatre', '-', 'vingt', '-', 'dix', '-', 'neuf', 'mille'])
     'quatre-vingt-dix-neuf mille'
     """
-    if isinstance(tokens, str) or not all(isinstance(t, str) for t in tokens):
-        raise TypeError("tokens must be a sequence of str")
-    return " ".join(tokens).replace(" - ", "-").replace(" ,", ",")
+    return " ".join(check_str_list("tokens", tokens)).replace(" - ", "-").replace(" ,", ",")
 
 
 def _num2words():

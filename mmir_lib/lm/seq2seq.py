@@ -142,7 +142,10 @@ class Seq2Seq(nn.Module):
     def step(self, tokens, state: tuple) -> tuple[np.ndarray, tuple]:
         """log P(· | x, prefix) for each row: (k,) previous ids and a state of k rows ->
         ((k, V_y) float64 log-probabilities, the next state). Evaluation mode, no gradients."""
-        tokens = torch.as_tensor(np.asarray(tokens, dtype=np.int64))
+        if not (isinstance(state, tuple) and len(state) == 4 and all(isinstance(x, torch.Tensor) for x in state)):
+            raise TypeError(f"state must be the tuple of 4 tensors that start() returns, got {describe(state)}")
+        tokens = torch.from_numpy(check_array("tokens", tokens, kind="int", ndim=1, shape=(len(state[0]),), low=0,
+                                              high=self.vocab_size - 1))
         s, annotations, keys, mask = state
         was_training = self.training
         self.eval()
