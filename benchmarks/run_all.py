@@ -25,7 +25,9 @@ Runs, in this order,
    (equal parameters after the steps asserted);
 10. ``conv_speed``: V.1's convolution layer (im2col and one matrix product) against
    torch's conv2d on LeNet-5's two layers, float64 and float32 (equal to 1e-12 asserted);
-11. ``widget_repaint``: how fast the interactive figures of the built book respond in
+11. ``bleu_speed``: V.5's corpus BLEU against sacrebleu's on 10,000 sentence pairs
+   (identical scores asserted);
+12. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -50,6 +52,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import autograd_speed
+import bleu_speed
 import bm25_latency
 import bm25_throughput
 import conv_speed
@@ -272,6 +275,10 @@ def main() -> str:
                     "in float64 and must agree with torch's float64 result to 1e-12. Target: at most 3× "
                     "torch's float64 time (torch's float32 kernels are shown for scale).\n\n"
                     + markdown_table(quietly(conv_speed.main)))
+    sections.append("## BLEU: corpus BLEU against sacrebleu\n\n"
+                    "V.5's corpus BLEU and sacrebleu's `corpus_bleu` (tokenize='none') on 10,000 noisy French "
+                    "number-word hypotheses against their references; the scores must agree to 1e-9. Target: at "
+                    "most sacrebleu's time.\n\n" + markdown_table(quietly(bleu_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([
