@@ -22,18 +22,19 @@ mille"); the 1990 rules would hyphenate every compound ("trois-cent-soixante-et-
 English follows British usage ("one hundred and one", "nine thousand, nine hundred").
 
 **Tokens: words, with "-" and "," as tokens of their own.** Both vocabularies are
-closed and tiny (:func:`number_vocabularies`: 33 English and 28 French symbols below
-10,000, every one of them in the training split), the sequences are short (at most
-13 tokens), and an alignment is readable word by word. Characters would make the
+closed and tiny (:func:`number_vocabularies`: 36 English and 31 French symbols with
+the four special ones, every word of every split seen in training), the sequences are
+short (at most 14 English and 19 French tokens), and an alignment is readable word by
+word. Characters would make the
 sequences three times longer and ask the model to learn spelling, which is not the
 point; whole hyphenated compounds as tokens ("quatre-vingt-dix-neuf") would put test
 words out of the vocabulary.
 
 **Split by number.** A number's English and French forms are never on both sides of
 the split: the numbers 0 … :data:`MAX_NUMBER` are shuffled once
-(``numpy.random.default_rng(SPLIT_SEED).permutation``) and cut into
-:data:`SPLIT_SIZES` (test, validation, then training), so no test number is seen in
-training (its words and word pairs are: that is what generalising means here).
+(``numpy.random.default_rng(SPLIT_SEED).permutation``) and the first 12,000 cut into
+:data:`SPLIT_SIZES` (test, validation, then training; the rest are not used), so no
+test number is seen in training (its words and word pairs are: that is what generalising means here).
 """
 
 from __future__ import annotations

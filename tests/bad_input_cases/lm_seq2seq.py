@@ -2,7 +2,6 @@
 (mmir_lib.lm.number_words, seq2seq, decoding, bleu)."""
 
 import numpy as np
-import torch
 
 from mmir_lib.lm import bleu, decoding, number_words, seq2seq
 from tests.api_fuzz import Case
@@ -49,4 +48,3 @@ EXEMPT = {
     "mmir_lib.lm.decoding.Hypothesis": "a record of a decoded sequence, its log-probability and score",
     "mmir_lib.lm.bleu.BleuScore": "a record of a BLEU score and its parts",
 }
-_ = torch
