@@ -33,7 +33,9 @@ Runs, in this order,
    (LeNet-5 at 97% or more asserted);
 13. ``nms_speed``: V.3's non-max suppression against OpenCV's cv2.dnn.NMSBoxes on 10,000
    boxes (the same kept indices asserted);
-14. ``widget_repaint``: how fast the interactive figures of the built book respond in
+14. ``bleu_speed``: V.5's corpus BLEU against sacrebleu's on 10,000 sentence pairs
+   (identical scores asserted);
+15. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -59,6 +61,7 @@ from pathlib import Path
 
 import attention_speed
 import autograd_speed
+import bleu_speed
 import bm25_latency
 import bm25_throughput
 import conv_speed
@@ -299,6 +302,10 @@ def main() -> str:
                     "10,000 boxes, IoU threshold 0.5, one thread each; both must keep the same indices in the "
                     "same order. Target: at most 2× OpenCV's time.\n\n"
                     + markdown_table(quietly(nms_speed.main)))
+    sections.append("## BLEU: corpus BLEU against sacrebleu\n\n"
+                    "V.5's corpus BLEU and sacrebleu's `corpus_bleu` (tokenize='none') on 10,000 noisy French "
+                    "number-word hypotheses against their references; the scores must agree to 1e-9. Target: at "
+                    "most sacrebleu's time.\n\n" + markdown_table(quietly(bleu_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([

@@ -21,5 +21,12 @@
   forward algorithm, Viterbi, brute-force enumeration, accuracy and confusion;
 * :mod:`.crf` -- a linear-chain conditional random field tagger trained in torch;
 * :mod:`.attention` -- (Part V) scaled dot-product attention with causal and padding
-  masks, and the split into heads and back.
+  masks, and the split into heads and back;
+* :mod:`.number_words` -- chapter V.5's translation task: English number words to
+  French ones (num2words), split by number;
+* :mod:`.seq2seq` -- an encoder–decoder with Bahdanau's additive attention, trained with
+  teacher forcing;
+* :mod:`.decoding` -- greedy, beam (with length normalisation), exhaustive search and
+  top-k / temperature sampling;
+* :mod:`.bleu` -- corpus BLEU written out, equal to sacrebleu's.
 """
