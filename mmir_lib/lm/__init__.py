@@ -19,5 +19,11 @@
   model of Part III;
 * :mod:`.tagging` -- sequence labelling with hidden Markov models of order 1 and 2: the
   forward algorithm, Viterbi, brute-force enumeration, accuracy and confusion;
-* :mod:`.crf` -- a linear-chain conditional random field tagger trained in torch.
+* :mod:`.crf` -- a linear-chain conditional random field tagger trained in torch;
+* :mod:`.rnn` -- (Part V) the Elman recurrent cell, backpropagation through time by hand,
+  the gradient norm against distance and its bound, clipping by the global norm;
+* :mod:`.gated` -- (Part V) GRU and LSTM cells by hand in torch's layout, stacked and
+  bidirectional;
+* :mod:`.char_lm` -- (Part V) a character-level LSTM language model trained by truncated
+  backpropagation through time, scored over the whole test stream.
 """

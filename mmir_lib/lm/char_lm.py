@@ -45,7 +45,7 @@ from torch import nn
 from ..validation import check_array, check_count, check_instance, check_memory, check_optional, describe
 from .sampling import softmax
 
-__all__ = ["CharLSTM", "CarriedStateLoss", "tbptt_batches"]
+__all__ = ["CharLSTM", "CarriedStateLoss", "tbptt_batches", "CHECKPOINT_SETTINGS", "load_checkpoint"]
 
 
 class CharLSTM(nn.Module):
@@ -176,10 +176,28 @@ def tbptt_batches(ids, batch_size: int, context: int, *, seed: int = 0,
 
     def batches(epoch: int) -> Iterator[tuple[torch.Tensor, bool]]:
         offset = int(np.random.default_rng([seed, epoch]).integers(context))
-        rows = torch.from_numpy(np.ascontiguousarray(ids[offset:offset + batch_size * length]).reshape(batch_size,
-                                                                                                        length))
+        rows = torch.from_numpy(ids[offset:offset + batch_size * length].reshape(batch_size, length).copy())
         starts = range(0, length - context, context)[:max_batches]
         for j, start in enumerate(starts):
             yield rows[:, start:start + context + 1], j == 0
 
     return batches
+
+
+#: The settings of the checkpoint that ``tools/train_char_lstm.py`` trains and commits.
+CHECKPOINT_SETTINGS = {"embedding": 32, "hidden": 256, "layers": 1, "context": 100, "batch_size": 64,
+                       "steps": 1000, "lr": 3e-3, "clip_norm": 1.0, "seed": 0}
+
+
+def load_checkpoint() -> CharLSTM:
+    """The character LSTM trained by ``tools/train_char_lstm.py`` with
+    :data:`CHECKPOINT_SETTINGS`, from ``mmir_lib/checkpoints/char_lstm.pt``, in eval mode."""
+    from importlib.resources import files
+
+    with files("mmir_lib").joinpath("checkpoints/char_lstm.pt").open("rb") as handle:
+        saved = torch.load(handle, weights_only=True)
+    settings = saved["settings"]
+    model = CharLSTM(saved["vocab_size"], settings["context"], embedding=settings["embedding"],
+                     hidden=settings["hidden"], layers=settings["layers"], seed=settings["seed"])
+    model.load_state_dict(saved["state_dict"])
+    return model.eval()

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_array, check_choice, check_instance, check_list
+from ..validation import check_array, check_choice, check_instance, describe
 
 __all__ = ["sigmoid", "gru_cell", "lstm_cell", "recurrent_layers", "torch_weights"]
 
@@ -65,7 +65,9 @@ def _check_cell(x, h, W_ih, W_hh, b_ih, b_hh, gates):
     B, size = h.shape
     if x.shape[0] != B:
         raise ValueError(f"x and h must hold the same batch of rows, got {x.shape[0]} and {B}")
-    W_ih = check_array("W_ih", W_ih, shape=(gates * size, x.shape[1]))
+    W_ih = check_array("W_ih", W_ih, shape=(gates * size, None))
+    if x.shape[1] != W_ih.shape[1]:
+        raise ValueError(f"x must have {W_ih.shape[1]} columns (the input width of W_ih), got shape {x.shape}")
     W_hh = check_array("W_hh", W_hh, shape=(gates * size, size))
     b_ih = check_array("b_ih", b_ih, shape=(gates * size,))
     b_hh = check_array("b_hh", b_hh, shape=(gates * size,))
@@ -105,7 +107,11 @@ def lstm_cell(x, h, c, W_ih, W_hh, b_ih, b_hh) -> tuple[np.ndarray, np.ndarray]:
 
 def _check_weights(weights, gates: int, d: int):
     """weights[l][direction] = (W_ih, W_hh, b_ih, b_hh), checked; returns them, L, D, h."""
-    layers = check_list("weights", weights, (list, tuple), nonempty=True)
+    if not isinstance(weights, (list, tuple)) or not weights \
+            or not all(isinstance(layer, (list, tuple)) for layer in weights):
+        raise TypeError("weights must be a nonempty list of layers, each a list of (W_ih, W_hh, b_ih, b_hh) per "
+                        f"direction, got {describe(weights)}")
+    layers = list(weights)
     directions = len(layers[0])
     if directions not in (1, 2) or any(len(layer) != directions for layer in layers):
         raise ValueError("weights must hold, for every layer, a list of 1 or 2 directions (the same count "

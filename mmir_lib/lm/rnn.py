@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_array, check_list, check_number
+from ..validation import check_array, check_list, check_number, describe
 
 __all__ = ["rnn_forward", "rnn_backward", "jacobian_norms", "gradient_bound", "clip_grad_norm"]
 
@@ -157,7 +157,9 @@ def clip_grad_norm(grads, max_norm: float) -> tuple[list[np.ndarray], float]:
     g; returns (new arrays g · min(1, c / (‖g‖₂ + 10⁻⁶)), ‖g‖₂), the arithmetic of
     ``torch.nn.utils.clip_grad_norm_`` (the inputs are not changed).
     """
-    grads = check_list("grads", grads, np.ndarray, nonempty=True)
+    if not isinstance(grads, (list, tuple)):
+        raise TypeError(f"grads must be a list of arrays (one per parameter), got {describe(grads)}")
+    grads = check_list("grads", list(grads), np.ndarray, nonempty=True)
     grads = [check_array(f"grads[{i}]", g) for i, g in enumerate(grads)]
     max_norm = check_number("max_norm", max_norm, low=0, low_open=True)
     norm = float(np.linalg.norm([np.linalg.norm(g.ravel()) for g in grads]))
