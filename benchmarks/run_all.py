@@ -25,7 +25,10 @@ Runs, in this order,
    (equal parameters after the steps asserted);
 10. ``conv_speed``: V.1's convolution layer (im2col and one matrix product) against
    torch's conv2d on LeNet-5's two layers, float64 and float32 (equal to 1e-12 asserted);
-11. ``widget_repaint``: how fast the interactive figures of the built book respond in
+11. ``rnn_speed``: V.4's LSTM by hand against torch's nn.LSTM (one forward pass, equal to
+   1e-12 asserted), and the character LSTM language model's training time and held-out
+   bits per character;
+12. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -56,6 +59,7 @@ import conv_speed
 import eval_speed
 import ngram_vs_nltk
 import optim_speed
+import rnn_speed
 import sgns_vs_gensim
 import tagging_speed
 import vision_speed
@@ -272,6 +276,12 @@ def main() -> str:
                     "in float64 and must agree with torch's float64 result to 1e-12. Target: at most 3× "
                     "torch's float64 time (torch's float32 kernels are shown for scale).\n\n"
                     + markdown_table(quietly(conv_speed.main)))
+    sections.append("## Recurrent networks: the LSTM by hand, and the character language model\n\n"
+                    "One forward pass of the by-hand LSTM (numpy, float64) against torch's nn.LSTM with the "
+                    "same weights (equal to 1e-12 asserted), one thread; then the chapter's character LSTM: "
+                    "its training time and held-out bits per character, and the committed checkpoint's "
+                    "(the figure to compare with the transformer's at the same training time).\n\n"
+                    + markdown_table(quietly(rnn_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([

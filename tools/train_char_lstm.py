@@ -7,7 +7,8 @@ with Adam and gradient clipping, through :func:`mmir_lib.training.train`. Logs t
 loss every 100 steps, the validation and test bits per character at the end, and
 writes ``mmir_lib/checkpoints/char_lstm.pt`` (about 1.5 MB).
 
-Run from the repository root: ``python tools/train_char_lstm.py`` (a few minutes on one core).
+Run from the repository root: ``python tools/train_char_lstm.py [output path]`` (about half an hour
+on one core).
 """
 
 from __future__ import annotations
@@ -28,15 +29,14 @@ from mmir_lib.training import train
 OUT = Path(__file__).resolve().parent.parent / "mmir_lib" / "checkpoints" / "char_lstm.pt"
 
 
-def main() -> None:
+def main(out: Path = OUT) -> None:
     setup_chapter()
     s = CHECKPOINT_SETTINGS
     vocab = vocabulary("character")
     model = CharLSTM(len(vocab), s["context"], embedding=s["embedding"], hidden=s["hidden"], layers=s["layers"],
                      seed=s["seed"])
     optimizer = torch.optim.Adam(model.parameters(), lr=s["lr"])
-    batches = tbptt_batches(corpus_ids("train", "character"), s["batch_size"], s["context"], seed=s["seed"],
-                            max_batches=s["steps"])
+    batches = tbptt_batches(corpus_ids("train", "character"), s["batch_size"], s["context"], seed=s["seed"])
     loss_fn, began = CarriedStateLoss(), time.perf_counter()
 
     def logged(model, batch):
@@ -48,15 +48,17 @@ def main() -> None:
         return loss
 
     logged.step = 0
-    train(model, logged, batches, optimizer, 1, seed=s["seed"], clip_norm=s["clip_norm"], expect_decrease=True)
+    train(model, logged, batches, optimizer, s["epochs"], seed=s["seed"], clip_norm=s["clip_norm"], expect_decrease=True)
     pad = vocab.index[BOUNDARY]
     for split in ("validation", "test"):
         row = held_out_result("LSTM", "character", model.log_loss(corpus_ids(split, "character"), pad=pad), split)
         print(f"{split}: {row.bits_per_char:.4f} bits/char", flush=True)
-    OUT.parent.mkdir(exist_ok=True)
-    torch.save({"settings": dict(s), "vocab_size": len(vocab), "state_dict": model.state_dict()}, OUT)
-    print(f"saved {OUT} ({OUT.stat().st_size / 1e6:.1f} MB)")
+    out.parent.mkdir(exist_ok=True)
+    torch.save({"settings": dict(s), "vocab_size": len(vocab), "state_dict": model.state_dict()}, out)
+    print(f"saved {out} ({out.stat().st_size / 1e6:.1f} MB)")
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)
