@@ -13,6 +13,8 @@ Run with ``python benchmarks/rnn_speed.py``; ``main()`` returns the table rows.
 
 import time
 
+from threadpoolctl import threadpool_limits
+
 import numpy as np
 import torch
 
@@ -34,6 +36,7 @@ def _best(run, repeat: int) -> float:
 
 def main(repeat: int = 3, steps: int = 200) -> list[dict[str, str]]:
     torch.set_num_threads(1)
+    threadpool_limits(limits=1)  # numpy on one thread too, as the chapters compute
     torch.manual_seed(0)
     module = torch.nn.LSTM(32, 256, dtype=torch.float64)
     x = np.random.default_rng(0).normal(size=(100, 32, 32))

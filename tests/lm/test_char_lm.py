@@ -112,4 +112,14 @@ def test_checkpoint_held_out_bits_per_character():
 
 
 #: The test bits per character the chapter quotes for the checkpoint (2 decimals).
-CHECKPOINT_TEST_BPC = None
+CHECKPOINT_TEST_BPC = 2.40
+
+
+@pytest.mark.skipif(not files("mmir_lib").joinpath("checkpoints/char_lstm.pt").is_file(), reason="no checkpoint")
+def test_reading_in_parts_costs_the_checkpoint_almost_nothing():
+    """The chapter's parts with a warm-up against one pass over 20,000 test characters."""
+    from mmir_lib.lm.corpus import corpus_ids
+
+    model, ids = load_checkpoint(), corpus_ids("test", "character")[:20_000]
+    one_pass, in_parts = model.log_loss(ids, parts=1, warmup=0), model.log_loss(ids)
+    assert abs(one_pass.mean() - in_parts.mean()) / np.log(2) < 1e-3
