@@ -5,7 +5,7 @@ Deterministic (seeded, one thread): the settings are
 :mod:`mmir_lib.lm.corpus` by truncated BPTT (:func:`~mmir_lib.lm.char_lm.tbptt_batches`),
 with Adam and gradient clipping, through :func:`mmir_lib.training.train`. Logs the
 loss every 100 steps, the validation and test bits per character at the end, and
-writes ``mmir_lib/checkpoints/char_lstm.pt`` (about 1.5 MB).
+writes ``mmir_lib/checkpoints/char_lstm.pt`` (1.3 MB).
 
 Run from the repository root: ``python tools/train_char_lstm.py [output path]`` (about half an hour
 on one core).
@@ -48,7 +48,8 @@ def main(out: Path = OUT) -> None:
         return loss
 
     logged.step = 0
-    train(model, logged, batches, optimizer, s["epochs"], seed=s["seed"], clip_norm=s["clip_norm"], expect_decrease=True)
+    train(model, logged, batches, optimizer, s["epochs"], seed=s["seed"], clip_norm=s["clip_norm"],
+          expect_decrease=True)
     pad = vocab.index[BOUNDARY]
     for split in ("validation", "test"):
         row = held_out_result("LSTM", "character", model.log_loss(corpus_ids(split, "character"), pad=pad), split)

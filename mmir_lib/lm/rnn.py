@@ -21,7 +21,8 @@ y_t), walk back from t = T to 1 keeping δ_t, the *total* gradient of L at h_t,
 
 and add each step's share to the shared weights (sums over t and over the batch),
 
-    ∂L/∂W_xh = Σ_t x_tᵀ (a_t ⊙ δ_t),   ∂L/∂W_hh = Σ_t h_{t−1}ᵀ (a_t ⊙ δ_t),   ∂L/∂b = Σ_t (a_t ⊙ δ_t),
+    ∂L/∂W_xh = Σ_t x_tᵀ (a_t ⊙ δ_t),   ∂L/∂W_hh = Σ_t h_{t−1}ᵀ (a_t ⊙ δ_t),
+    ∂L/∂b = Σ_t (a_t ⊙ δ_t),
     ∂L/∂x_t = (a_t ⊙ δ_t) W_xhᵀ,        ∂L/∂h_0 = (a_1 ⊙ δ_1) W_hhᵀ.
 
 **Vanishing and exploding gradients.** The gradient reaching h_k from the loss at step

@@ -16,10 +16,12 @@ MODEL = char_lm.CharLSTM(vocab_size=6, context=4, embedding=2, hidden=3)
 
 CASES = [
     Case(rnn.rnn_forward, dict(x=X, h0=H0, W_xh=W_XH, W_hh=W_HH, b=B), accepts={"h0": {"none"}}),
-    Case(rnn.rnn_backward, dict(x=X, h0=H0, W_xh=W_XH, W_hh=W_HH, b=B, states=STATES, grad_states=np.ones_like(STATES)),
+    Case(rnn.rnn_backward, dict(x=X, h0=H0, W_xh=W_XH, W_hh=W_HH, b=B, states=STATES,
+                                grad_states=np.ones_like(STATES)),
          accepts={"h0": {"none"}}),
     Case(rnn.jacobian_norms, dict(states=STATES[:, 0], W_hh=W_HH)),
-    Case(rnn.gradient_bound, dict(W_hh=W_HH, distances=[1, 2, 3], beta_sigma=1.0), accepts={"beta_sigma": {"huge_float", "huge_int"}}),
+    Case(rnn.gradient_bound, dict(W_hh=W_HH, distances=[1, 2, 3], beta_sigma=1.0),
+         accepts={"beta_sigma": {"huge_float", "huge_int"}}),
     Case(rnn.clip_grad_norm, dict(grads=[np.ones(3), np.ones((2, 2))], max_norm=1.0),
          accepts={"max_norm": {"huge_int", "huge_float", "bool"}}),
     Case(gated.sigmoid, dict(x=np.array([-1.0, 0.0, 2.0])),  # any array of numbers is legal
