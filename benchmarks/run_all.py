@@ -35,7 +35,10 @@ Runs, in this order,
    boxes (the same kept indices asserted);
 14. ``bleu_speed``: V.5's corpus BLEU against sacrebleu's on 10,000 sentence pairs
    (identical scores asserted);
-15. ``widget_repaint``: how fast the interactive figures of the built book respond in
+15. ``rnn_speed``: V.4's LSTM by hand against torch's nn.LSTM (one forward pass, equal to
+   1e-12 asserted), and the character LSTM language model's training time and held-out
+   bits per character;
+16. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -70,6 +73,7 @@ import lenet_speed
 import ngram_vs_nltk
 import nms_speed
 import optim_speed
+import rnn_speed
 import sgns_vs_gensim
 import tagging_speed
 import vision_speed
@@ -306,6 +310,12 @@ def main() -> str:
                     "V.5's corpus BLEU and sacrebleu's `corpus_bleu` (tokenize='none') on 10,000 noisy French "
                     "number-word hypotheses against their references; the scores must agree to 1e-9. Target: at "
                     "most sacrebleu's time.\n\n" + markdown_table(quietly(bleu_speed.main)))
+    sections.append("## Recurrent networks: the LSTM by hand, and the character language model\n\n"
+                    "One forward pass of the by-hand LSTM (numpy, float64) against torch's nn.LSTM with the "
+                    "same weights (equal to 1e-12 asserted), one thread; then the chapter's character LSTM: "
+                    "its training time and held-out bits per character, and the committed checkpoint's "
+                    "(the figure to compare with the transformer's at the same training time).\n\n"
+                    + markdown_table(quietly(rnn_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([
