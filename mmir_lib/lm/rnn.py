@@ -83,9 +83,10 @@ def rnn_forward(x, h0, W_xh, W_hh, b) -> np.ndarray:
     ``x`` (T, B, d); ``h0`` (B, h), or None for zeros; ``W_xh`` (d, h); ``W_hh`` (h, h);
     ``b`` (h,). All float64.
     """
-    x, h, W_xh, W_hh, b = _check_weights(x, h0, W_xh, W_hh, b)
+    x, h0, W_xh, W_hh, b = _check_weights(x, h0, W_xh, W_hh, b)
     inputs = x @ W_xh + b            # (T, B, h): the input part of every step at once
     states = np.empty_like(inputs)
+    h = h0
     for t in range(len(x)):
         h = np.tanh(inputs[t] + h @ W_hh)
         states[t] = h
