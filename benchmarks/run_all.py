@@ -25,7 +25,20 @@ Runs, in this order,
    (equal parameters after the steps asserted);
 10. ``conv_speed``: V.1's convolution layer (im2col and one matrix product) against
    torch's conv2d on LeNet-5's two layers, float64 and float32 (equal to 1e-12 asserted);
-11. ``widget_repaint``: how fast the interactive figures of the built book respond in
+11. ``attention_speed``: V.6's scaled dot-product attention against torch's
+   ``scaled_dot_product_attention``, float32, n = 256, d = 64, one thread (outputs
+   equal to 1e-5 asserted);
+12. ``lenet_speed``: V.2's LeNet-5 training run (10 epochs on the 3,500 training digits)
+   beside scikit-learn's softmax regression and MLP on the same split, with test accuracies
+   (LeNet-5 at 97% or more asserted);
+13. ``nms_speed``: V.3's non-max suppression against OpenCV's cv2.dnn.NMSBoxes on 10,000
+   boxes (the same kept indices asserted);
+14. ``bleu_speed``: V.5's corpus BLEU against sacrebleu's on 10,000 sentence pairs
+   (identical scores asserted);
+15. ``rnn_speed``: V.4's LSTM by hand against torch's nn.LSTM (one forward pass, equal to
+   1e-12 asserted), and the character LSTM language model's training time and held-out
+   bits per character;
+16. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -49,13 +62,18 @@ from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
+import attention_speed
 import autograd_speed
+import bleu_speed
 import bm25_latency
 import bm25_throughput
 import conv_speed
 import eval_speed
+import lenet_speed
 import ngram_vs_nltk
+import nms_speed
 import optim_speed
+import rnn_speed
 import sgns_vs_gensim
 import tagging_speed
 import vision_speed
@@ -272,6 +290,32 @@ def main() -> str:
                     "in float64 and must agree with torch's float64 result to 1e-12. Target: at most 3× "
                     "torch's float64 time (torch's float32 kernels are shown for scale).\n\n"
                     + markdown_table(quietly(conv_speed.main)))
+    sections.append("## Attention: scaled dot-product attention against torch's\n\n"
+                    "One head, query, key and value of shape (1, 1, 256, 64), float32, one thread; the book's "
+                    "function checks its arguments and returns the weights too, torch's fused CPU kernel returns "
+                    "the output only. Outputs equal to 1e-5 (asserted). Target: at most 2× torch's time without "
+                    "a mask.\n\n"
+                    + markdown_table(quietly(attention_speed.main)))
+    sections.append("## LeNet-5: the chapter's training run against scikit-learn's flat classifiers\n\n"
+                    "Chapter V.2's LeNet-5 run (10 epochs of Adam on shifted copies of the 3,500 training digits, "
+                    "float32, one thread) beside scikit-learn's softmax regression and MLP on the same split; "
+                    "training time and accuracy on the 1,000 test digits. Target: LeNet-5 at 97% or more "
+                    "(asserted), trained within 30 s.\n\n"
+                    + markdown_table(quietly(lenet_speed.main)))
+    sections.append("## Non-max suppression: against OpenCV's NMSBoxes\n\n"
+                    "10,000 boxes, IoU threshold 0.5, one thread each; both must keep the same indices in the "
+                    "same order. Target: at most 2× OpenCV's time.\n\n"
+                    + markdown_table(quietly(nms_speed.main)))
+    sections.append("## BLEU: corpus BLEU against sacrebleu\n\n"
+                    "V.5's corpus BLEU and sacrebleu's `corpus_bleu` (tokenize='none') on 10,000 noisy French "
+                    "number-word hypotheses against their references; the scores must agree to 1e-9. Target: at "
+                    "most sacrebleu's time.\n\n" + markdown_table(quietly(bleu_speed.main)))
+    sections.append("## Recurrent networks: the LSTM by hand, and the character language model\n\n"
+                    "One forward pass of the by-hand LSTM (numpy, float64) against torch's nn.LSTM with the "
+                    "same weights (equal to 1e-12 asserted), one thread; then the chapter's character LSTM: "
+                    "its training time and held-out bits per character, and the committed checkpoint's "
+                    "(the figure to compare with the transformer's at the same training time).\n\n"
+                    + markdown_table(quietly(rnn_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([

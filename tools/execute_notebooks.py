@@ -51,12 +51,16 @@ def coalesce_streams(nb) -> None:
 
 def execute(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
+    kernel = ipc_kernel_manager(kernel_name="python3")
     client = NotebookClient(
-        nb, km=ipc_kernel_manager(kernel_name="python3"), timeout=600, kernel_name="python3", store_widget_state=True,
+        nb, km=kernel, timeout=600, kernel_name="python3", store_widget_state=True,
         record_timing=False, resources={"metadata": {"path": str(path.parent)}},
     )
     start = time.perf_counter()
-    client.execute()
+    try:
+        client.execute()
+    finally:  # the client shuts down only a kernel it started itself
+        kernel.shutdown_kernel()
     seconds = time.perf_counter() - start
     coalesce_streams(nb)
     nbformat.write(nb, path)

@@ -19,5 +19,20 @@
   model of Part III;
 * :mod:`.tagging` -- sequence labelling with hidden Markov models of order 1 and 2: the
   forward algorithm, Viterbi, brute-force enumeration, accuracy and confusion;
-* :mod:`.crf` -- a linear-chain conditional random field tagger trained in torch.
+* :mod:`.crf` -- a linear-chain conditional random field tagger trained in torch;
+* :mod:`.rnn` -- (Part V) the Elman recurrent cell, backpropagation through time by hand,
+  the gradient norm against distance and its bound, clipping by the global norm;
+* :mod:`.gated` -- GRU and LSTM cells by hand in torch's layout, stacked and
+  bidirectional;
+* :mod:`.char_lm` -- a character-level LSTM language model trained by truncated
+  backpropagation through time, scored over the whole test stream;
+* :mod:`.number_words` -- chapter V.5's translation task: English number words to
+  French ones (num2words), split by number;
+* :mod:`.seq2seq` -- an encoder–decoder with Bahdanau's additive attention, trained with
+  teacher forcing;
+* :mod:`.decoding` -- greedy, beam (with length normalisation), exhaustive search and
+  top-k / temperature sampling;
+* :mod:`.bleu` -- corpus BLEU written out, equal to sacrebleu's;
+* :mod:`.attention` -- scaled dot-product attention with causal and padding
+  masks, and the split into heads and back.
 """

@@ -26,7 +26,18 @@ Deep networks for images (Part V), imported from their modules:
 
 * :mod:`.conv` -- the convolution layer by loops and by im2col (equal to torch's
   ``conv2d``), its backward pass as convolutions, max and average pooling, ReLU, the
-  output-size formula and receptive fields.
+  output-size formula and receptive fields;
+* :mod:`.lenet` -- LeNet-5 in torch (modern variant), shifted copies of digits for
+  training, predictions, the confusion matrix, feature maps and learned filters;
+* :mod:`.resnet` -- the residual block and its plain twin, deep plain and residual
+  networks of the same depth, per-layer gradient norms;
+* :mod:`.boxes` -- box formats, intersection over union, greedy non-max suppression
+  (equal to OpenCV's ``NMSBoxes``), average precision and mAP (PASCAL VOC);
+* :mod:`.detection` -- canvases of real digits with ground-truth boxes, a YOLO-style
+  grid-and-anchor detector, its target encoding, loss and decoding, and its checkpoint;
+* :mod:`.siamese` -- an embedding network, the triplet loss, triplet and pair sampling,
+  ROC curves, AUC and the verification threshold;
+* :mod:`.style` -- Gram matrices, content and style costs, style transfer.
 """
 
 from .derivatives import GRADIENT_OPERATORS, gaussian_filter, gaussian_gradient, gradient, gradient_polar, laplacian

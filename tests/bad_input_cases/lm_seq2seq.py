@@ -1,0 +1,50 @@
+"""Bad-input cases for chapter V.5: the number-word task, the encoder-decoder, decoding and BLEU
+(mmir_lib.lm.number_words, seq2seq, decoding, bleu)."""
+
+import numpy as np
+
+from mmir_lib.lm import bleu, decoding, number_words, seq2seq
+from tests.api_fuzz import Case
+
+MODEL = seq2seq.Seq2Seq(9, 8, embedding_dim=4, hidden=5, attention_dim=3)
+SOURCES = [np.array([4, 5, 6]), np.array([7, 8])]
+BATCH = next(iter(seq2seq.translation_batches(SOURCES, [np.array([4, 5]), np.array([6])], 2)(1)))
+_SCALE = {"huge_int", "huge_float"}
+
+CASES = [
+    Case(number_words.tokenize_number_words, dict(text="ninety-nine"), accepts={"text": {"str"}}),
+    Case(number_words.join_number_words, dict(tokens=["quatre", "-", "vingts"]),
+         accepts={"tokens": {"empty_list"}}),
+    Case(number_words.number_pairs, dict(split="test")),
+    Case(number_words.number_vocabularies, {}),
+    Case(seq2seq.Seq2Seq, dict(source_vocab_size=9, target_vocab_size=8, embedding_dim=4, hidden=5, attention_dim=3,
+                               pad=1, bos=2, eos=3, seed=0), accepts={"seed": {"zero"}, "pad": {"zero"},
+                                                                      "bos": {"zero"}, "eos": {"zero"}}),
+    Case(MODEL.start, dict(source=SOURCES), accepts={"source": {"ragged"}}),  # [[1], [1, 2]]: two sentences
+    Case(seq2seq.pad_batch, dict(sequences=SOURCES, pad=1), accepts={"pad": {"zero"}, "sequences": {"ragged"}}),
+    Case(seq2seq.seq2seq_loss, dict(model=MODEL, batch=BATCH)),
+    Case(seq2seq.translation_batches, dict(sources=SOURCES, targets=[np.array([4, 5]), np.array([6])], batch_size=2,
+                                           pad=1, bos=2, eos=3, seed=0),
+         accepts={"pad": {"zero"}, "bos": {"zero"}, "eos": {"zero"}, "seed": {"zero"}, "sources": {"ragged"},
+                  "targets": {"ragged"}}),
+    Case(decoding.length_normalised, dict(log_prob=-2.0, length=3, alpha=0.7),
+         accepts={"log_prob": {"zero", "negative", "negative_float", "huge_int"}, "alpha": {"zero"}}),
+    Case(decoding.greedy_search, dict(model=MODEL, state=MODEL.start(SOURCES), max_length=5)),
+    Case(decoding.beam_search, dict(model=MODEL, state=MODEL.start(SOURCES[0]), beam_width=3, max_length=5,
+                                    alpha=0.7), accepts={"alpha": {"zero"}}),
+    Case(decoding.exhaustive_search, dict(model=MODEL, state=MODEL.start(SOURCES[0]), max_length=2, alpha=0.7),
+         accepts={"alpha": {"zero"}}),
+    Case(decoding.sample_search, dict(model=MODEL, state=MODEL.start(SOURCES[0]), max_length=5,
+                                      rng=np.random.default_rng(0), temperature=0.8, top_k=3),
+         accepts={"temperature": _SCALE, "top_k": {"none"}}),
+    Case(bleu.ngram_counts, dict(tokens=["un", "deux", "un"], max_order=2), accepts={"tokens": {"empty_list"}}),
+    Case(bleu.bleu_statistics, dict(hypotheses=["un deux"], references=["un trois"], max_order=4)),
+    Case(bleu.corpus_bleu, dict(hypotheses=["un deux trois"], references=[["un deux", "deux trois"]], max_order=4,
+                                smooth="exp")),
+]
+
+EXEMPT = {
+    "mmir_lib.lm.number_words.NumberPair": "a record of a number and its two token tuples",
+    "mmir_lib.lm.decoding.Hypothesis": "a record of a decoded sequence, its log-probability and score",
+    "mmir_lib.lm.bleu.BleuScore": "a record of a BLEU score and its parts",
+}

@@ -1,0 +1,61 @@
+"""The encoder-decoder with Bahdanau attention (mmir_lib.lm.seq2seq)."""
+
+import numpy as np
+import torch
+
+from mmir_lib.lm.seq2seq import Seq2Seq, pad_batch, seq2seq_loss, translation_batches
+from mmir_lib.training import train
+
+
+def model64():
+    return Seq2Seq(10, 9, embedding_dim=4, hidden=6, attention_dim=5, seed=1).double()
+
+
+def test_attention_is_a_distribution_that_ignores_padding():
+    model = model64()
+    source, lengths = pad_batch([np.array([4, 5, 6, 7]), np.array([8, 9])], model.pad)
+    _, weights = model(source, lengths, torch.tensor([[2, 4, 5], [2, 6, 6]]))
+    assert torch.allclose(weights.sum(-1), torch.ones(2, 3, dtype=torch.float64), atol=1e-12)
+    assert (weights[1, :, 2:] == 0).all()
+
+
+def test_padding_does_not_change_a_sentence():
+    model = model64()
+    target = torch.tensor([[2, 4, 5]])
+    alone, _ = model(torch.tensor([[8, 9]]), torch.tensor([2]), target)
+    source, lengths = pad_batch([np.array([8, 9]), np.array([4, 5, 6, 7, 4])], model.pad)
+    together, _ = model(source, lengths, torch.tensor([[2, 4, 5], [2, 4, 5]]))
+    assert torch.allclose(alone[0], together[0], atol=1e-12)
+
+
+def test_attention_by_its_formula():
+    model = model64()
+    source, lengths = torch.tensor([[4, 5, 6]]), torch.tensor([3])
+    s0, annotations, keys, mask = model.encode(source, lengths)
+    context, weights = model.attend(s0, annotations, keys, mask)
+    W_s, b = model.attention_query.weight, model.attention_query.bias
+    W_a, v = model.attention_key.weight, model.attention_v.weight[0]
+    energies = torch.stack([v @ torch.tanh(W_s @ s0[0] + b + W_a @ annotations[0, j]) for j in range(3)])
+    alpha = torch.exp(energies) / torch.exp(energies).sum()
+    assert torch.allclose(weights[0], alpha, atol=1e-12)
+    assert torch.allclose(context[0], (alpha[:, None] * annotations[0]).sum(0), atol=1e-12)
+
+
+def test_step_matches_teacher_forcing():
+    model = model64()
+    source = np.array([4, 5, 6])
+    logits, _ = model(torch.from_numpy(source[None]), torch.tensor([3]), torch.tensor([[2, 7, 8]]))
+    state = model.start(source)
+    for t, previous in enumerate([2, 7, 8]):
+        log_probs, state = model.step(np.array([previous]), state)
+        assert np.allclose(log_probs[0], torch.log_softmax(logits[0, t], 0).detach().numpy(), atol=1e-12)
+
+
+def test_learns_to_copy_reversed_sequences():
+    rng = np.random.default_rng(0)
+    sources = [rng.integers(4, 9, size=rng.integers(2, 5)) for _ in range(300)]
+    targets = [s[::-1] for s in sources]
+    model = Seq2Seq(9, 9, embedding_dim=8, hidden=16, attention_dim=16, seed=0)
+    history = train(model, seq2seq_loss, translation_batches(sources, targets, 32),
+                    torch.optim.Adam(model.parameters(), lr=0.02), epochs=15, expect_decrease=True)
+    assert history.epoch_losses[-1] < 0.3 * history.epoch_losses[0]
