@@ -82,7 +82,7 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5) -> torch.Tensor:
     -------
     (..., d) tensor; equal to ``torch.nn.functional.layer_norm(x, (d,), weight, bias, eps)``.
 
-    >>> layer_norm(torch.tensor([[1.0, 2.0, 3.0]]), eps=0.0)
+    >>> layer_norm(torch.tensor([[1.0, 2.0, 3.0]]), eps=1e-12)
     tensor([[-1.2247,  0.0000,  1.2247]])
     """
     x = _check_tensor("x", x, min_ndim=1)
@@ -117,7 +117,7 @@ def sinusoidal_positions(length, width, base=10000.0, dtype=torch.float64) -> to
 
     >>> sinusoidal_positions(2, 4, dtype=torch.float32).round(decimals=4)
     tensor([[0.0000, 1.0000, 0.0000, 1.0000],
-            [0.8415, 0.5403, 0.0100, 0.9999]])
+            [0.8415, 0.5403, 0.0100, 1.0000]])
     """
     length = check_count("length", length, low=1, high=MAX_LENGTH)
     width = check_count("width", width, low=2, high=100_000)
