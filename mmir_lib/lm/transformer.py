@@ -124,7 +124,7 @@ def sinusoidal_positions(length, width, base=10000.0, dtype=torch.float64) -> to
     if width % 2:
         raise ValueError(f"width must be even (sin/cos pairs), got {width}")
     base = check_number("base", base, low=1.0, low_open=True, high=1e300)
-    if dtype not in (torch.float32, torch.float64):
+    if not isinstance(dtype, torch.dtype) or dtype not in (torch.float32, torch.float64):
         raise TypeError(f"dtype must be torch.float32 or torch.float64, got {describe(dtype)}")
     check_memory("length and width", length * width)
     t = torch.arange(length, dtype=torch.float64)[:, None]                           # (length, 1)
@@ -224,7 +224,8 @@ class MultiHeadAttention(nn.Module):
                                 f"{describe(mask) if not isinstance(mask, torch.Tensor) else mask.dtype}")
             if mask.ndim > 4:
                 raise ValueError(f"mask must have at most 4 axes (B, H, n_q, n_k), got shape {tuple(mask.shape)}")
-            mask = mask if mask.ndim == 4 else mask.unsqueeze(-3)     # a head axis: (B, 1, n_q, n_k)
+            if mask.ndim < 4:                                         # (B, n_q, n_k) -> (B, 1, n_q, n_k)
+                mask = mask.reshape((1,) * (3 - mask.ndim) + tuple(mask.shape)).unsqueeze(1)
             try:
                 torch.broadcast_shapes(mask.shape, (query.shape[0], self.heads, query.shape[1], key.shape[1]))
             except RuntimeError:

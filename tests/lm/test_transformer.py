@@ -171,7 +171,8 @@ def test_sinusoidal_positions_are_sin_cos_pairs_with_geometric_wavelengths():
     assert gap(omega, base ** (-2 * i / width)) < TOL
     wavelength = 2 * math.pi / omega
     assert abs(float(wavelength[0]) - 2 * math.pi) < TOL                 # from 2π …
-    assert gap(wavelength[1:] / wavelength[:-1], torch.tensor(base ** (2 / width), dtype=torch.float64)) < 1e-9  # … geometric …
+    ratio = torch.tensor(base ** (2 / width), dtype=torch.float64)
+    assert gap(wavelength[1:] / wavelength[:-1], ratio) < 1e-9           # … geometric …
     assert float(wavelength[-1]) < 2 * math.pi * base                    # … to below 2π·base
     t = torch.arange(length, dtype=torch.float64)[:, None]               # and the columns are the formula
     assert gap(sin, torch.sin(t * omega)) < 1e-10 and gap(cos, torch.cos(t * omega)) < 1e-10
@@ -256,7 +257,8 @@ def test_initialisation_is_gpt2s():
     torch.manual_seed(0)
     model = CharTransformer(TransformerConfig(vocab_size=50, context=64, width=64, layers=8, heads=4))
     state = model.state_dict()
-    assert torch.equal(state["blocks.3.norm1.weight"], torch.ones(64)) and not state["blocks.3.attention.qkv.bias"].any()
+    assert torch.equal(state["blocks.3.norm1.weight"], torch.ones(64))
+    assert not state["blocks.3.attention.qkv.bias"].any()
     assert abs(float(state["blocks.3.attention.qkv.weight"].std()) - 0.02) < 0.002
     assert abs(float(state["blocks.3.attention.out.weight"].std()) - 0.02 / 4) < 0.0005   # 0.02/√(2L), L = 8
     assert abs(float(state["blocks.3.feed_forward.2.weight"].std()) - 0.02 / 4) < 0.0005
@@ -347,7 +349,8 @@ def test_held_out_losses_refuse_bad_input():
 # ---- the training script ------------------------------------------------------------------------------
 
 def training_script():
-    spec = importlib.util.spec_from_file_location("train_char_transformer", ROOT / "tools" / "train_char_transformer.py")
+    path = ROOT / "tools" / "train_char_transformer.py"
+    spec = importlib.util.spec_from_file_location("train_char_transformer", path)
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     return script
