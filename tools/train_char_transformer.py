@@ -10,7 +10,8 @@ same ones), AdamW with a linear warm-up and a cosine decay over ``--steps``, gra
 clipping and the thread count (``--threads``, 2 by default: a run on another thread
 count adds in another order and drifts in the last bits). Every ``--every`` steps it
 logs the mean training loss and the validation loss on the first
-:data:`VALIDATION_CHARS` characters of the validation plays, and saves two files:
+:data:`VALIDATION_CHARS` characters of the validation plays, and saves two files (also
+when ``--stop-after`` stops it; each written to a temporary file, then renamed):
 
 * ``--state`` (not committed): model, optimiser and step, in float32, to resume;
 * ``--out`` (``mmir_lib/checkpoints/char_transformer.pt``, committed): the weights in
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -67,11 +69,19 @@ def bits_per_char(model: CharTransformer, ids: np.ndarray) -> float:
     return float(nats.mean() / math.log(2))
 
 
-def save_weights(model: CharTransformer, path: Path, log: list[dict], step: int) -> None:
+def save_atomically(obj: object, path: Path) -> None:
+    """``torch.save`` to a temporary file beside ``path``, then rename it: a run stopped
+    while writing leaves the previous file whole."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    torch.save(obj, partial)
+    os.replace(partial, path)
+
+
+def save_weights(model: CharTransformer, path: Path, log: list[dict], step: int) -> None:
     weights = {name: value.detach().half() for name, value in model.state_dict().items()}
-    torch.save({"config": model.config.as_dict(), "weights": weights, "steps": step,
-                "tokens": step * BATCH * model.config.context, "log": log}, path)
+    save_atomically({"config": model.config.as_dict(), "weights": weights, "steps": step,
+                     "tokens": step * BATCH * model.config.context, "log": log}, path)
 
 
 def main() -> None:
@@ -95,17 +105,19 @@ def main() -> None:
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
                                    {"params": no_decay, "weight_decay": 0.0}], lr=PEAK_LR, betas=(0.9, 0.99))
-    step, log = 0, []
+    step, log, losses = 0, [], []
     if args.resume and args.state.exists():
         state = torch.load(args.state, weights_only=False)
+        if state.get("schedule_steps", args.steps) != args.steps:  # the cosine's length decides every rate
+            parser.error(f"--steps {args.steps} differs from the resumed run's {state['schedule_steps']}")
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         torch.set_rng_state(state["torch_rng"])
-        step, log = state["step"], state["log"]
+        step, log, losses = state["step"], state["log"], state.get("pending_losses", [])
         print(f"resumed at step {step}", flush=True)
     print(f"{model.num_parameters():,} parameters, {args.threads} threads, config {model.config.as_dict()}",
           flush=True)
-    start, losses = time.perf_counter(), []
+    start = time.perf_counter()
     model.train()
     while step < args.steps:
         for group in optimizer.param_groups:
@@ -120,7 +132,7 @@ def main() -> None:
         step += 1
         minutes = (time.perf_counter() - start) / 60
         stopping = args.stop_after is not None and minutes >= args.stop_after
-        if step % args.every == 0 or step == args.steps or stopping:
+        if step % args.every == 0 or step == args.steps:
             entry = {"step": step, "lr": learning_rate(step - 1, args.steps),
                      "train_bits": float(np.mean(losses) / math.log(2)),
                      "validation_bits": bits_per_char(model, validation), "minutes": round(minutes, 2)}
@@ -129,9 +141,12 @@ def main() -> None:
             losses = []
             print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in entry.items()),
                   flush=True)
-            args.state.parent.mkdir(parents=True, exist_ok=True)
-            torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step, "log": log,
-                        "torch_rng": torch.get_rng_state()}, args.state)
+        if step % args.every == 0 or step == args.steps or stopping:
+            # a stop between two log steps keeps the losses since the last one, so that a resumed
+            # run logs (and saves) exactly what one uninterrupted run would
+            save_atomically({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step,
+                             "log": log, "pending_losses": losses, "schedule_steps": args.steps,
+                             "torch_rng": torch.get_rng_state()}, args.state)
             save_weights(model, args.out, log, step)
         if stopping:
             print(f"stopped after {minutes:.1f} min at step {step}; --resume goes on", flush=True)

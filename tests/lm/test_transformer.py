@@ -377,3 +377,35 @@ def test_training_batches_depend_only_on_the_step():
     assert inputs.shape == targets.shape == (script.BATCH, 16) and torch.equal(inputs, again)
     assert torch.equal(targets, inputs + 1)                         # targets are the next characters
     assert not torch.equal(inputs, script.batch(train, 8, 16)[0])
+
+
+def test_a_stopped_and_resumed_run_ends_where_an_uninterrupted_one_does(tmp_path, monkeypatch):
+    script = training_script()
+    stream = np.random.default_rng(0).integers(0, 77, 2000)
+    monkeypatch.setattr(script, "corpus_ids", lambda split, level: stream)
+    monkeypatch.setattr(script, "CONFIG", dict(context=8, width=8, layers=1, heads=2, dropout=0.1))
+    monkeypatch.setattr(script, "VALIDATION_CHARS", 50)
+    monkeypatch.setattr(script, "BATCH", 4)
+    threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
+
+    def run(name, *extra):
+        monkeypatch.setattr("sys.argv", ["train", "--steps", "5", "--every", "2", "--threads", "1",
+                                         "--state", str(tmp_path / f"{name}_state.pt"),
+                                         "--out", str(tmp_path / f"{name}.pt"), *extra])
+        script.main()
+        return torch.load(tmp_path / f"{name}.pt")
+
+    try:
+        whole = run("whole")
+        stopped = run("parts", "--stop-after", "0")                 # stops after step 1
+        assert stopped["steps"] == 1 and stopped["log"] == []
+        parts = run("parts", "--resume")
+        with pytest.raises(SystemExit):
+            run("parts", "--resume", "--steps", "9")                  # another schedule: refused
+    finally:
+        torch.set_num_threads(threads)
+        torch.use_deterministic_algorithms(deterministic)
+    assert whole["steps"] == parts["steps"] == 5 and whole["config"]["width"] == 8
+    assert all(torch.equal(whole["weights"][k], parts["weights"][k]) for k in whole["weights"])
+    drop = lambda log: [{k: v for k, v in entry.items() if k != "minutes"} for entry in log]  # noqa: E731
+    assert [e["step"] for e in whole["log"]] == [2, 4, 5] and drop(whole["log"]) == drop(parts["log"])
