@@ -94,6 +94,20 @@ def test_multi_head_attention_padding_and_causal_together():
         assert gap(layer(x, mask=keep, is_causal=True, implementation=implementation), expected) < TOL
 
 
+def test_dropout_acts_in_training_mode_only():
+    layer = attention_from_torch(torch_attention(4, 2, 3))
+    x = torch.randn(2, 5, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    layer.dropout = 0.5
+    evaluated = layer(x, is_causal=True)
+    layer.train()
+    for implementation in ("book", "fused"):
+        torch.manual_seed(0)
+        dropped = layer(x, is_causal=True, implementation=implementation)
+        assert dropped.shape == evaluated.shape and gap(dropped, evaluated) > 1e-3
+    layer.dropout = 0.0                                       # p = 0 in training mode: the same as evaluation
+    assert gap(layer(x, is_causal=True), evaluated) < TOL
+
+
 def test_attention_from_torch_copies_and_refuses():
     reference = torch_attention(4, 2, 0)
     layer = attention_from_torch(reference)
