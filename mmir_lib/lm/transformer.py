@@ -175,8 +175,8 @@ class MultiHeadAttention(nn.Module):
     stacked, as ``in_proj_weight``), ``out`` the output projection W_O; ``dropout`` p
     drops attention weights in training mode. Call it with
 
-    * ``query`` (B, n_q, d), ``key`` and ``value`` (B, n_k, d) (both default to
-      ``query``: self-attention);
+    * ``query`` (B, n_q, d), ``key`` and ``value`` (B, n_k, d) of the layer's dtype
+      (``key`` defaults to ``query``, ``value`` to ``key``: self-attention);
     * ``mask``: boolean, V.6's convention **True = the key takes part**; shape
       (B, n_q, n_k) or anything broadcasting to it (e.g. V.6's ``padding_mask``
       (B, 1, n_k), or ``causal_mask`` (n_q, n_k)), or 4-d broadcasting to
@@ -202,6 +202,7 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, query, key=None, value=None, mask=None, *, is_causal=False, implementation="book",
                 return_weights=False):
+        """(B, n_q, d) output (and the (B, H, n_q, n_k) weights); see the class notes."""
         query = _check_tensor("query", query, min_ndim=3)
         key = query if key is None else _check_tensor("key", key, min_ndim=3)
         value = key if value is None else _check_tensor("value", value, min_ndim=3)
