@@ -34,5 +34,8 @@
   top-k / temperature sampling;
 * :mod:`.bleu` -- corpus BLEU written out, equal to sacrebleu's;
 * :mod:`.attention` -- scaled dot-product attention with causal and padding
-  masks, and the split into heads and back.
+  masks, and the split into heads and back;
+* :mod:`.transformer` -- multi-head attention built on it (equal to
+  ``nn.MultiheadAttention``), layer norm and sinusoidal positions by hand, and a
+  decoder-only character transformer with its held-out losses.
 """

@@ -1,0 +1,410 @@
+"""A decoder-only character transformer: the language model of V.7, and its parts.
+
+The model reads a window of T characters x_1 … x_T and predicts, at every position t,
+the next character from x_1 … x_t only:
+
+    h⁰_t = E[x_t] + P[t]                                  token embedding + learned position, (T, d)
+    a^ℓ  = h^{ℓ−1} + Attn^ℓ(LN(h^{ℓ−1}))                  causal multi-head self-attention
+    h^ℓ  = a^ℓ + FFN^ℓ(LN(a^ℓ))                            position-wise feed-forward, width 4d
+    P[x_{t+1} | x_{≤t}] = softmax(LN(h^L_t) Eᵀ)           the output layer shares E (tied weights)
+
+with L blocks, each a *pre-norm* residual block: the layer norm sits inside the branch,
+so the residual stream h carries the embeddings through unnormalised and every block
+adds to it. FFN(z) = GELU(z W₁ + b₁) W₂ + b₂ with W₁ (d, 4d), W₂ (4d, d).
+
+**Multi-head attention** (:class:`MultiHeadAttention`) over H heads of width d_h = d/H:
+
+    [Q | K | V] = X W_qkv + b_qkv                          one packed projection, W_qkv (d, 3d)
+    head_h = softmax(Q_h K_hᵀ / √d_h + M) V_h               Q_h = columns h·d_h … (h+1)·d_h − 1 of Q
+    Attn(X) = concat_h(head_h) W_O + b_O                    W_O (d, d)
+
+where M is the causal mask (−∞ above the diagonal: no position sees the future). The
+heads are cut and glued with V.6's :func:`~mmir_lib.lm.attention.split_heads` and
+:func:`~mmir_lib.lm.attention.merge_heads`; the weighted sum is either V.6's
+:func:`~mmir_lib.lm.attention.scaled_dot_product_attention` (``implementation="book"``)
+or torch's fused ``scaled_dot_product_attention`` (``"fused"``, which V.6 shows equal to
+the book's; the model trains with it for speed). The layer's weights are laid out as
+``torch.nn.MultiheadAttention``'s (packed ``in_proj_weight`` (3d, d), ``out_proj``):
+:func:`attention_from_torch` copies them.
+
+**Layer normalisation** (:func:`layer_norm`) of a vector z ∈ ℝᵈ, with gain γ and bias β:
+
+    LN(z) = γ ⊙ (z − μ) / √(σ² + ε) + β,     μ = mean(z),  σ² = mean((z − μ)²)  (biased).
+
+**Sinusoidal positions** (:func:`sinusoidal_positions`, Vaswani et al. 2017), the fixed
+alternative to the learned table P, for position t and pair i = 0 … d/2 − 1:
+
+    PE[t, 2i] = sin(ω_i t),   PE[t, 2i+1] = cos(ω_i t),   ω_i = base^{−2i/d}  (base = 10000),
+
+wavelengths 2π/ω_i from 2π to almost 2π·base. For a fixed offset k, PE[t + k] is a
+linear function of PE[t] (a rotation of each (sin, cos) pair by ω_i k), the same for
+every t.
+
+**Parameters.** V·d (embedding, shared with the output) + T·d (positions)
++ L·(12d² + 13d) + 2d: per block 3d² + 3d (W_qkv) + d² + d (W_O) + 8d² + 5d (FFN)
++ 4d (two layer norms), and 2d for the final layer norm.
+
+Shapes: ids (B, T) int64 → logits (B, T, V) in the model's dtype (float32 for training).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from ..validation import (check_array, check_bool, check_choice, check_count, check_instance, check_memory,
+                          check_number, check_optional, describe)
+from .attention import MAX_LENGTH, _check_tensor, merge_heads, scaled_dot_product_attention, split_heads
+
+__all__ = ["TransformerConfig", "CharTransformer", "MultiHeadAttention", "attention_from_torch", "layer_norm",
+           "sinusoidal_positions", "held_out_losses", "IMPLEMENTATIONS"]
+
+#: How attention is computed: V.6's function written out ("book") or torch's fused kernel ("fused").
+IMPLEMENTATIONS = ("fused", "book")
+
+
+def layer_norm(x, weight=None, bias=None, eps=1e-5) -> torch.Tensor:
+    """Layer normalisation over the last axis, ``γ ⊙ (x − μ) / √(σ² + ε) + β``.
+
+    Parameters
+    ----------
+    x : (..., d) floating tensor; each row x[..., :] is normalised on its own
+    weight : (d,) tensor γ of x's dtype, optional (ones)
+    bias : (d,) tensor β of x's dtype, optional (zeros)
+    eps : float > 0, added to the variance (σ² is the biased variance, as torch's)
+
+    Returns
+    -------
+    (..., d) tensor; equal to ``torch.nn.functional.layer_norm(x, (d,), weight, bias, eps)``.
+
+    >>> layer_norm(torch.tensor([[1.0, 2.0, 3.0]]), eps=1e-12)
+    tensor([[-1.2247,  0.0000,  1.2247]])
+    """
+    x = _check_tensor("x", x, min_ndim=1)
+    d = x.shape[-1]
+    for name, value in (("weight", weight), ("bias", bias)):
+        if value is not None:
+            _check_tensor(name, value, min_ndim=1)
+            if tuple(value.shape) != (d,) or value.dtype != x.dtype:
+                raise ValueError(f"{name} must be a ({d},) tensor of x's dtype {x.dtype}, got shape "
+                                 f"{tuple(value.shape)} and dtype {value.dtype}")
+    eps = check_number("eps", eps, low=0.0, low_open=True)
+    return _layer_norm(x, weight, bias, eps)
+
+
+def _layer_norm(x, weight, bias, eps):
+    mean = x.mean(dim=-1, keepdim=True)                      # μ, (..., 1)
+    centred = x - mean
+    variance = (centred * centred).mean(dim=-1, keepdim=True)  # σ², biased
+    y = centred / torch.sqrt(variance + eps)
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def sinusoidal_positions(length, width, base=10000.0, dtype=torch.float64) -> torch.Tensor:
+    """Vaswani et al.'s fixed position codes: (length, width), PE[t, 2i] = sin(ω_i t),
+    PE[t, 2i+1] = cos(ω_i t), ω_i = base^(−2i/width).
+
+    ``width`` must be even; row t codes position t = 0 … length − 1.
+
+    >>> sinusoidal_positions(2, 4, dtype=torch.float32).round(decimals=4)
+    tensor([[0.0000, 1.0000, 0.0000, 1.0000],
+            [0.8415, 0.5403, 0.0100, 1.0000]])
+    """
+    length = check_count("length", length, low=1, high=MAX_LENGTH)
+    width = check_count("width", width, low=2, high=100_000)
+    if width % 2:
+        raise ValueError(f"width must be even (sin/cos pairs), got {width}")
+    base = check_number("base", base, low=1.0, low_open=True, high=1e300)
+    if not isinstance(dtype, torch.dtype) or dtype not in (torch.float32, torch.float64):
+        raise TypeError(f"dtype must be torch.float32 or torch.float64, got {describe(dtype)}")
+    check_memory("length and width", length * width)
+    t = torch.arange(length, dtype=torch.float64)[:, None]                           # (length, 1)
+    omega = base ** (-torch.arange(0, width, 2, dtype=torch.float64) / width)      # (width/2,)
+    angles = t * omega                                                              # (length, width/2)
+    return torch.stack([torch.sin(angles), torch.cos(angles)], dim=-1).reshape(length, width).to(dtype)
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """The shape of a :class:`CharTransformer`.
+
+    ``vocab_size`` V, ``context`` T (the longest window it reads), ``width`` d,
+    ``layers`` L, ``heads`` H (d must be a multiple of H), ``dropout`` p (on attention
+    weights, and on each residual branch's output, during training only).
+    """
+
+    vocab_size: int
+    context: int = 256
+    width: int = 192
+    layers: int = 4
+    heads: int = 4
+    dropout: float = 0.1
+
+    def __post_init__(self):
+        limits = dict(vocab_size=1_000_000, context=MAX_LENGTH, width=65_536, layers=1_000, heads=65_536)
+        for name, high in limits.items():
+            object.__setattr__(self, name, check_count(name, getattr(self, name), low=1, high=high))
+        object.__setattr__(self, "dropout", check_number("dropout", self.dropout, low=0.0, high=1.0,
+                                                         high_open=True))
+        if self.width % self.heads:
+            raise ValueError(f"width must be a multiple of heads, got width={self.width}, heads={self.heads}")
+        check_memory("vocab_size, context, width and layers", self.num_parameters(), itemsize=4)
+
+    def num_parameters(self) -> int:
+        """V·d + T·d + L·(12d² + 13d) + 2d, the formula of the module notes."""
+        v, t, d, n = self.vocab_size, self.context, self.width, self.layers
+        return v * d + t * d + n * (12 * d * d + 13 * d) + 2 * d
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention of H heads over width d, in ``nn.MultiheadAttention``'s layout.
+
+    ``qkv`` is the packed input projection (its weight (3d, d) holds W_Qᵀ, W_Kᵀ, W_Vᵀ
+    stacked, as ``in_proj_weight``), ``out`` the output projection W_O; ``dropout`` p
+    drops attention weights in training mode. Call it with
+
+    * ``query`` (B, n_q, d), ``key`` and ``value`` (B, n_k, d) of the layer's dtype
+      (``key`` defaults to ``query``, ``value`` to ``key``: self-attention);
+    * ``mask``: boolean, V.6's convention **True = the key takes part**; shape
+      (B, n_q, n_k) or anything broadcasting to it (e.g. V.6's ``padding_mask``
+      (B, 1, n_k), or ``causal_mask`` (n_q, n_k)), or 4-d broadcasting to
+      (B, H, n_q, n_k); ``nn.MultiheadAttention``'s masks are the negation ``~mask``;
+    * ``is_causal``: also block the keys after each query (combined with ``mask``);
+    * ``implementation``: "book" (V.6's attention, default) or "fused" (torch's kernel).
+
+    Returns the (B, n_q, d) output, and with ``return_weights=True`` also the
+    (B, H, n_q, n_k) attention weights of every head (the "book" path).
+    """
+
+    def __init__(self, width: int, heads: int, dropout: float = 0.0, bias: bool = True):
+        super().__init__()
+        self.width = check_count("width", width, low=1, high=65_536)
+        self.heads = check_count("heads", heads, low=1, high=self.width)
+        if self.width % self.heads:
+            raise ValueError(f"width must be a multiple of heads, got width={self.width}, heads={self.heads}")
+        self.dropout = check_number("dropout", dropout, low=0.0, high=1.0, high_open=True)
+        bias = check_bool("bias", bias)
+        check_memory("width", 4 * self.width * self.width, itemsize=4)
+        self.qkv = nn.Linear(self.width, 3 * self.width, bias=bias)
+        self.out = nn.Linear(self.width, self.width, bias=bias)
+
+    def forward(self, query, key=None, value=None, mask=None, *, is_causal=False, implementation="book",
+                return_weights=False):
+        """(B, n_q, d) output (and the (B, H, n_q, n_k) weights); see the class notes."""
+        query = _check_tensor("query", query, min_ndim=3)
+        key = query if key is None else _check_tensor("key", key, min_ndim=3)
+        value = key if value is None else _check_tensor("value", value, min_ndim=3)
+        dtype = self.qkv.weight.dtype
+        for name, x in (("query", query), ("key", key), ("value", value)):
+            if x.ndim != 3 or x.shape[-1] != self.width or x.dtype != dtype:
+                raise ValueError(f"{name} must be a (B, n, {self.width}) tensor of the layer's dtype {dtype}, got "
+                                 f"shape {tuple(x.shape)} and dtype {x.dtype}")
+        if key.shape[0] != query.shape[0] or value.shape[:2] != key.shape[:2]:
+            raise ValueError(f"query {tuple(query.shape)}, key {tuple(key.shape)} and value {tuple(value.shape)} "
+                             "must share the batch axis, and key and value the sequence axis")
+        is_causal = check_bool("is_causal", is_causal)
+        implementation = check_choice("implementation", implementation, IMPLEMENTATIONS)
+        return_weights = check_bool("return_weights", return_weights)
+        if return_weights and implementation != "book":
+            raise ValueError("return_weights=True needs implementation='book' (the fused kernel keeps no weights)")
+        if mask is not None:
+            if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
+                raise TypeError(f"mask must be a boolean torch tensor (True: the key takes part), got "
+                                f"{describe(mask) if not isinstance(mask, torch.Tensor) else mask.dtype}")
+            if mask.ndim > 4:
+                raise ValueError(f"mask must have at most 4 axes (B, H, n_q, n_k), got shape {tuple(mask.shape)}")
+            if mask.ndim < 4:                                         # (B, n_q, n_k) -> (B, 1, n_q, n_k)
+                mask = mask.reshape((1,) * (3 - mask.ndim) + tuple(mask.shape)).unsqueeze(1)
+            try:
+                torch.broadcast_shapes(mask.shape, (query.shape[0], self.heads, query.shape[1], key.shape[1]))
+            except RuntimeError:
+                raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to (B, n_q, n_k) = "
+                                 f"{(query.shape[0], query.shape[1], key.shape[1])}") from None
+        return self._attend(query, key, value, mask, is_causal, implementation, return_weights)
+
+    def _attend(self, query, key, value, mask=None, is_causal=False, implementation="fused", return_weights=False):
+        """The computation of :meth:`forward`, unchecked (the model's blocks call it)."""
+        d = self.width
+        if key is query and value is query:                       # self-attention: one product, cut in three
+            q, k, v = self.qkv(query).split(d, dim=-1)            # each (B, n, d)
+        else:
+            w, b = self.qkv.weight, self.qkv.bias
+            q, k, v = (F.linear(x, w[i * d:(i + 1) * d], None if b is None else b[i * d:(i + 1) * d])
+                       for i, x in enumerate((query, key, value)))
+        p = self.dropout if self.training else 0.0
+        if implementation == "fused":
+            b, t = query.shape[:2]
+            q, k, v = (z.view(b, z.shape[1], self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+            if mask is not None and is_causal:                    # torch takes one or the other: combine them
+                mask, is_causal = mask & torch.ones(t, k.shape[2], dtype=torch.bool, device=mask.device).tril(), False
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=is_causal, dropout_p=p)
+            return self.out(y.transpose(1, 2).reshape(b, t, d))
+        q, k, v = (split_heads(z, self.heads) for z in (q, k, v))  # (B, H, n, d/H)
+        y, weights = scaled_dot_product_attention(q, k, v, mask, is_causal=is_causal)
+        if p:
+            y = F.dropout(weights, p) @ v                            # dropout on the weights, as torch's
+        y = self.out(merge_heads(y))                                 # (B, n_q, d)
+        return (y, weights) if return_weights else y
+
+
+def attention_from_torch(source) -> MultiHeadAttention:
+    """A :class:`MultiHeadAttention` with the weights of a ``torch.nn.MultiheadAttention``.
+
+    The source must project query, key and value to its own width (no ``kdim``/``vdim``),
+    without ``add_bias_kv`` or ``add_zero_attn``; ``batch_first`` does not matter (the
+    book's layer is batch first). The copy has the source's dtype, dropout and mode.
+    """
+    source = check_instance("source", source, nn.MultiheadAttention)
+    if not source._qkv_same_embed_dim or source.bias_k is not None or source.add_zero_attn:
+        raise ValueError("source must project query, key and value to embed_dim, without add_bias_kv or "
+                         "add_zero_attn")
+    has_bias = source.in_proj_bias is not None
+    weight = source.in_proj_weight
+    layer = MultiHeadAttention(source.embed_dim, source.num_heads, source.dropout, bias=has_bias)
+    layer = layer.to(dtype=weight.dtype, device=weight.device)
+    with torch.no_grad():
+        layer.qkv.weight.copy_(weight)
+        layer.out.weight.copy_(source.out_proj.weight)
+        if has_bias:
+            layer.qkv.bias.copy_(source.in_proj_bias)
+            layer.out.bias.copy_(source.out_proj.bias)
+    return layer.train(source.training)
+
+
+class Block(nn.Module):
+    """One pre-norm transformer block: h + Attn(LN h), then + FFN(LN ·)."""
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        d = config.width
+        self.norm1, self.attention = nn.LayerNorm(d), MultiHeadAttention(d, config.heads, config.dropout)
+        self.norm2 = nn.LayerNorm(d)
+        self.feed_forward = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        self.drop = nn.Dropout(config.dropout)
+
+    def forward(self, h: torch.Tensor, implementation: str = "fused") -> torch.Tensor:
+        if implementation == "book":          # the same block through the book's layer norm and attention
+            norm = lambda n, z: _layer_norm(z, n.weight, n.bias, n.eps)  # noqa: E731
+        else:
+            norm = lambda n, z: n(z)  # noqa: E731
+        z = norm(self.norm1, h)
+        h = h + self.drop(self.attention._attend(z, z, z, is_causal=True, implementation=implementation))
+        return h + self.drop(self.feed_forward(norm(self.norm2, h)))
+
+
+class CharTransformer(nn.Module):
+    """The decoder-only transformer of the module notes: ids (B, T ≤ context) → logits (B, T, V).
+
+    ``forward(ids, implementation="fused")`` runs the blocks' attention through torch's
+    fused kernel; ``implementation="book"`` runs the same weights through V.6's
+    attention and :func:`layer_norm` (equal logits, to rounding). The weights are drawn
+    from torch's global generator (seed it first) and initialised as GPT-2's.
+    """
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        self.config = check_instance("config", config, TransformerConfig)
+        self.embedding = nn.Embedding(config.vocab_size, config.width)
+        self.position = nn.Embedding(config.context, config.width)
+        self.drop = nn.Dropout(config.dropout)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.layers))
+        self.norm = nn.LayerNorm(config.width)
+        self._init_weights()
+
+    def _init_weights(self) -> None:
+        """GPT-2's: every matrix N(0, 0.02²), biases 0, layer-norm gains 1; the projections
+        back into the residual stream (W_O and the FFN's W₂) scaled by 1/√(2L), so that the
+        stream's variance does not grow with depth (each block adds two branches)."""
+        for name, p in self.named_parameters():
+            if p.dim() == 1:
+                nn.init.zeros_(p) if name.endswith("bias") else nn.init.ones_(p)
+            else:
+                std = 0.02 / math.sqrt(2 * self.config.layers) if name.endswith(("out.weight", "2.weight")) else 0.02
+                nn.init.normal_(p, 0.0, std)
+
+    def forward(self, ids: torch.Tensor, implementation: str = "fused") -> torch.Tensor:
+        """(B, T) integer ids in [0, V), T ≤ context → (B, T, V) logits of the next character."""
+        if not isinstance(ids, torch.Tensor) or ids.dtype not in (torch.int64, torch.int32):
+            raise TypeError(f"ids must be an int64 (or int32) torch tensor, got "
+                            f"{describe(ids) if not isinstance(ids, torch.Tensor) else ids.dtype}")
+        if ids.ndim != 2 or ids.numel() == 0:
+            raise ValueError(f"ids must be a nonempty (B, T) tensor, got shape {tuple(ids.shape)}")
+        b, t = ids.shape
+        if t > self.config.context:
+            raise ValueError(f"ids must be at most context={self.config.context} long, got {t}")
+        low, high = torch.aminmax(ids)
+        if low < 0 or high >= self.config.vocab_size:
+            raise ValueError(f"ids must lie in [0, {self.config.vocab_size}), found {int(low)} … {int(high)}")
+        implementation = check_choice("implementation", implementation, IMPLEMENTATIONS)
+        h = self.drop(self.embedding(ids) + self.position.weight[:t])
+        for block in self.blocks:
+            h = block(h, implementation)
+        if implementation == "book":
+            h = _layer_norm(h, self.norm.weight, self.norm.bias, self.norm.eps)
+        else:
+            h = self.norm(h)
+        return h @ self.embedding.weight.T  # tied output layer, (B, T, V)
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+
+@torch.no_grad()
+def held_out_losses(model: CharTransformer, ids: object, start: int, stride: int | None = None,
+                    batch_size: int = 16) -> np.ndarray:
+    """−ln P[x_j | context] in nats for every symbol of ``ids`` (N,), as the held-out table wants.
+
+    The stream is read as if it followed the symbol ``start`` (the newline that ends a
+    speech): the model sees S = [start, x_1, …, x_N] and predicts x_j = S[j] from the
+    symbols before it. Windows of W = min(T, N) inputs (T = context) start at
+    s = 0, stride, 2·stride, … and, last, at N − W; window s reads S[s : s + W] and
+    predicts S[s + 1 … s + W]. Each symbol is scored by the *first* window that predicts
+    it: the first window scores all W, every later one at most its last ``stride``, so
+    x_j is predicted from the j − s symbols S[s : j], at least min(j, T − stride + 1)
+    of them. With ``stride`` = 1 every symbol gets its full context min(j, T); larger
+    strides cost about T/stride times fewer windows. ``stride`` ∈ [1, T − 1], T/2 by
+    default; ``batch_size`` windows go through the model at once (the result does not
+    depend on it). Returns float64 (N,).
+    """
+    model = check_instance("model", model, CharTransformer)
+    vocab, context = model.config.vocab_size, model.config.context
+    ids = check_array("ids", ids, ndim=1, kind="int", nonempty=True, low=0, high=vocab - 1)
+    start = check_count("start", start, high=vocab - 1)
+    stride = check_optional(check_count, "stride", stride, low=1, high=max(1, context - 1))
+    stride = max(1, context // 2) if stride is None else stride
+    batch_size = check_count("batch_size", batch_size, low=1, high=100_000)
+    stream = torch.from_numpy(np.concatenate([[start], ids]).astype(np.int64))
+    n = len(ids)
+    width = min(context, n)
+    starts = list(range(0, n - width + 1, stride))
+    if starts[-1] != n - width:
+        starts.append(n - width)
+    was_training = model.training
+    model.eval()
+    losses = np.empty(n)
+    scored = 0  # x_1 … x_scored are done
+    try:
+        for first in range(0, len(starts), batch_size):
+            chunk = starts[first:first + batch_size]
+            windows = torch.stack([stream[s:s + width + 1] for s in chunk])       # (b, W + 1)
+            logits = model(windows[:, :-1])                                        # (b, W, V)
+            nll = F.cross_entropy(logits.transpose(1, 2), windows[:, 1:], reduction="none").double().numpy()
+            for row, s in enumerate(chunk):
+                end = s + width                   # this window predicts x_{s+1} … x_end
+                losses[scored:end] = nll[row, width - (end - scored):]
+                scored = end
+    finally:
+        model.train(was_training)
+    return losses
