@@ -8,7 +8,6 @@ Timed: the best of ``repeat`` calls after one untimed call. Both float64 results
 to 1e-12. Run with ``python benchmarks/conv_speed.py``; ``main()`` returns the table rows.
 """
 
-import time
 
 import numpy as np
 import torch
@@ -16,19 +15,10 @@ import torch.nn.functional as F
 from threadpoolctl import threadpool_limits
 
 from mmir_lib.vision.conv import conv2d
+from report import best_time
 
 LAYERS = [("conv1: 256×1×28×28, 6 filters 5×5", (256, 1, 28, 28), (6, 1, 5, 5)),
           ("conv2: 256×6×12×12, 16 filters 5×5", (256, 6, 12, 12), (16, 6, 5, 5))]
-
-
-def _best(call, repeat: int) -> float:
-    call()
-    best = float("inf")
-    for _ in range(repeat):
-        began = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - began)
-    return best
 
 
 def main(repeat: int = 10) -> list[dict[str, str]]:
@@ -42,9 +32,9 @@ def main(repeat: int = 10) -> list[dict[str, str]]:
             x32, w32, b32 = xt.float(), wt.float(), bt.float()
             gap = np.abs(conv2d(x, w, b) - F.conv2d(xt, wt, bt).numpy()).max()
             assert gap < 1e-12, (name, gap)
-            ours = _best(lambda: conv2d(x, w, b), repeat)
-            theirs64 = _best(lambda: F.conv2d(xt, wt, bt), repeat)
-            theirs32 = _best(lambda: F.conv2d(x32, w32, b32), repeat)
+            ours = best_time(lambda: conv2d(x, w, b), repeat)
+            theirs64 = best_time(lambda: F.conv2d(xt, wt, bt), repeat)
+            theirs32 = best_time(lambda: F.conv2d(x32, w32, b32), repeat)
             rows.append({"layer": name, "mmir_lib float64 (ms)": f"{1e3 * ours:.1f}",
                          "torch float64 (ms)": f"{1e3 * theirs64:.1f}", "ratio to float64": f"{ours / theirs64:.1f}×",
                          "torch float32 (ms)": f"{1e3 * theirs32:.1f}", "ratio to float32": f"{ours / theirs32:.1f}×",

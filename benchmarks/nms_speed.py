@@ -9,13 +9,13 @@ same order (asserted). Run with ``python benchmarks/nms_speed.py``; ``main()`` r
 table rows.
 """
 
-import time
 
 import cv2
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from mmir_lib.vision.boxes import convert_boxes, nms
+from report import best_time
 
 N = 10_000
 TARGET = 2.0
@@ -32,16 +32,6 @@ def boxes(kind: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return xywh, rng.uniform(0, 1, N).astype(np.float32).astype(np.float64)
 
 
-def _best(call, repeat: int) -> float:
-    call()
-    best = float("inf")
-    for _ in range(repeat):
-        began = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - began)
-    return best
-
-
 def main(repeat: int = 5) -> list[dict[str, str]]:
     cv2.setNumThreads(1)
     rows = []
@@ -52,8 +42,8 @@ def main(repeat: int = 5) -> list[dict[str, str]]:
             ours_kept = nms(xyxy, scores, 0.5, score_threshold=0.0)
             theirs_kept = np.asarray(cv2.dnn.NMSBoxes(xywh, scores, 0.0, 0.5)).reshape(-1)
             assert np.array_equal(ours_kept, theirs_kept), kind
-            ours = _best(lambda: nms(xyxy, scores, 0.5, score_threshold=0.0), repeat)
-            theirs = _best(lambda: cv2.dnn.NMSBoxes(xywh, scores, 0.0, 0.5), repeat)
+            ours = best_time(lambda: nms(xyxy, scores, 0.5, score_threshold=0.0), repeat)
+            theirs = best_time(lambda: cv2.dnn.NMSBoxes(xywh, scores, 0.0, 0.5), repeat)
             rows.append({"boxes": f"{N:,} {kind}", "kept": f"{len(ours_kept):,}", "mmir_lib (ms)": f"{1e3 * ours:.1f}",
                          "cv2.dnn.NMSBoxes (ms)": f"{1e3 * theirs:.1f}", "ratio": f"{ours / theirs:.2f}×",
                          "target": f"≤ {TARGET:g}×", "same kept indices": "yes"})

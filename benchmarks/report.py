@@ -1,4 +1,4 @@
-"""What every benchmark shares: turning its rows into a markdown table.
+"""What every benchmark shares: the best of repeated timings, and its rows as a markdown table.
 
 Each benchmark module returns rows (dicts, one key per column) from ``main()`` and prints
 them with :func:`markdown_table` when run as a script; ``run_all.py`` collects them into
@@ -7,7 +7,20 @@ them with :func:`markdown_table` when run as a script; ``run_all.py`` collects t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+
+
+def best_time(call: Callable[[], object], repeat: int) -> float:
+    """The shortest wall time of ``repeat`` calls, in seconds, after one call that warms
+    the caches (and any lazy set-up) up."""
+    call()
+    best = float("inf")
+    for _ in range(repeat):
+        began = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - began)
+    return best
 
 
 def markdown_table(rows: Sequence[dict]) -> str:

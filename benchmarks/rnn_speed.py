@@ -23,15 +23,7 @@ from mmir_lib.lm.corpus import corpus_ids, vocabulary
 from mmir_lib.lm.gated import recurrent_layers, torch_weights
 from mmir_lib.lm.heldout import held_out_result
 from mmir_lib.training import train
-
-
-def _best(run, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        began = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - began)
-    return best
+from report import best_time
 
 
 def main(repeat: int = 3, steps: int = 200) -> list[dict[str, str]]:
@@ -45,9 +37,9 @@ def main(repeat: int = 3, steps: int = 200) -> list[dict[str, str]]:
         expected = module(torch.from_numpy(x))[0].numpy()
     gap = np.abs(recurrent_layers("lstm", x, weights)[0] - expected).max()
     assert gap < 1e-12, gap
-    ours = _best(lambda: recurrent_layers("lstm", x, weights), repeat)
+    ours = best_time(lambda: recurrent_layers("lstm", x, weights), repeat)
     with torch.no_grad():
-        theirs = _best(lambda: module(torch.from_numpy(x)), repeat)
+        theirs = best_time(lambda: module(torch.from_numpy(x)), repeat)
     rows = [{"measure": "LSTM forward, T = 100, B = 32, h = 256, float64", "mmir_lib": f"{1e3 * ours:.0f} ms",
              "torch": f"{1e3 * theirs:.0f} ms", "ratio": f"{ours / theirs:.2f}×", "largest difference": f"{gap:.0e}"}]
 

@@ -79,19 +79,24 @@ def triplet_loss(anchor, positive, negative, margin: float = 0.2, squared: bool 
     return torch.clamp(d_pos - d_neg + margin, min=0).mean()
 
 
-def sample_triplets(labels, n: int, seed: int = 0) -> np.ndarray:
-    """n random triplets of indices (anchor, positive, negative) into ``labels``: anchor
-    and positive two different items of one class, negative an item of another class.
-    Returns an (n, 3) int64 array."""
+def _classes(labels, n, seed):
+    """The checked count n, a generator seeded with ``seed``, the classes of ``labels``,
+    the indices of each class's items, and the classes with at least two items."""
     labels = check_array("labels", labels, ndim=1, kind="int", nonempty=True)
     n = check_count("n", n, low=1, high=10**8)
     seed = check_count("seed", seed, high=2**32 - 1)
     classes, counts = np.unique(labels, return_counts=True)
     if len(classes) < 2 or counts.max() < 2:
         raise ValueError("labels must hold at least two classes and a class with two items")
-    rng = np.random.default_rng(seed)
     members = {c: np.flatnonzero(labels == c) for c in classes}
-    usable = classes[counts >= 2]
+    return n, np.random.default_rng(seed), classes, members, classes[counts >= 2]
+
+
+def sample_triplets(labels, n: int, seed: int = 0) -> np.ndarray:
+    """n random triplets of indices (anchor, positive, negative) into ``labels``: anchor
+    and positive two different items of one class, negative an item of another class.
+    Returns an (n, 3) int64 array."""
+    n, rng, classes, members, usable = _classes(labels, n, seed)
     out = np.empty((n, 3), dtype=np.int64)
     for t, c in enumerate(rng.choice(usable, size=n)):
         a, p = rng.choice(members[c], size=2, replace=False)
@@ -103,15 +108,7 @@ def sample_triplets(labels, n: int, seed: int = 0) -> np.ndarray:
 def sample_pairs(labels, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """n pairs of indices into ``labels``, half of one class and half of two classes
     (alternating). Returns ((n, 2) int64 indices, (n,) bool "same class")."""
-    labels = check_array("labels", labels, ndim=1, kind="int", nonempty=True)
-    n = check_count("n", n, low=1, high=10**8)
-    seed = check_count("seed", seed, high=2**32 - 1)
-    classes, counts = np.unique(labels, return_counts=True)
-    if len(classes) < 2 or counts.max() < 2:
-        raise ValueError("labels must hold at least two classes and a class with two items")
-    rng = np.random.default_rng(seed)
-    members = {c: np.flatnonzero(labels == c) for c in classes}
-    usable = classes[counts >= 2]
+    n, rng, classes, members, usable = _classes(labels, n, seed)
     pairs, same = np.empty((n, 2), dtype=np.int64), np.arange(n) % 2 == 0
     for t in range(n):
         if same[t]:
