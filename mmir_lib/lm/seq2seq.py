@@ -148,12 +148,14 @@ class Seq2Seq(nn.Module):
                                               high=self.vocab_size - 1))
         s, annotations, keys, mask = state
         was_training = self.training
-        self.eval()
+        if was_training:  # (switching modes walks every submodule: only when needed, it is called per word)
+            self.eval()
         try:
             with torch.no_grad():
                 logits, s, _ = self.decode_step(tokens, s, annotations, keys, mask)
         finally:
-            self.train(was_training)
+            if was_training:
+                self.train()
         return torch.log_softmax(logits.double(), dim=1).numpy(), (s, annotations, keys, mask)
 
 
