@@ -1,7 +1,7 @@
 """Train V.7's character transformer on the training plays: deterministic, logged, resumable.
 
-    python tools/train_char_transformer.py --steps 30000            # the book's run
-    python tools/train_char_transformer.py --steps 30000 --resume   # go on from the last state
+    python tools/train_char_transformer.py --steps 4800            # the book's run
+    python tools/train_char_transformer.py --steps 4800 --resume   # go on from the last state
 
 Everything that decides the result is fixed here and seeded: the model's shape
 (:class:`mmir_lib.lm.transformer.TransformerConfig` below), the batches (step s draws
@@ -44,9 +44,13 @@ from mmir_lib.lm.transformer import CharTransformer, TransformerConfig, held_out
 SEED = 0
 BATCH = 32
 PEAK_LR, FINAL_LR, WARMUP = 2e-3, 1e-4, 500
+BETAS = (0.9, 0.99)
+THREADS = 2
 WEIGHT_DECAY, CLIP = 0.1, 1.0
 VALIDATION_CHARS = 40_000
-CONFIG = dict(context=256, width=192, layers=4, heads=4, dropout=0.1)
+# No dropout: 1.8M parameters read the 3.5M training characters about ten times, too few to
+# overfit (the validation log shows it), and dropout costs 1.7x the time of a step on a CPU.
+CONFIG = dict(context=256, width=192, layers=4, heads=4, dropout=0.0)
 
 
 def learning_rate(step: int, steps: int) -> float:
@@ -86,10 +90,10 @@ def save_weights(model: CharTransformer, path: Path, log: list[dict], step: int)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=30_000, help="length of the cosine schedule (and of the run)")
+    parser.add_argument("--steps", type=int, default=4_800, help="length of the cosine schedule (and of the run)")
     parser.add_argument("--stop-after", type=float, default=None, help="stop (resumably) after this many minutes")
     parser.add_argument("--every", type=int, default=500, help="log, validate and save every this many steps")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=THREADS)
     parser.add_argument("--resume", action="store_true", help="go on from --state")
     parser.add_argument("--state", type=Path, default=ROOT / "_build" / "train" / "char_transformer_state.pt")
     parser.add_argument("--out", type=Path, default=ROOT / "mmir_lib" / "checkpoints" / "char_transformer.pt")
@@ -104,7 +108,7 @@ def main() -> None:
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
-                                   {"params": no_decay, "weight_decay": 0.0}], lr=PEAK_LR, betas=(0.9, 0.99))
+                                   {"params": no_decay, "weight_decay": 0.0}], lr=PEAK_LR, betas=BETAS)
     step, log, losses = 0, [], []
     if args.resume and args.state.exists():
         state = torch.load(args.state, weights_only=False)

@@ -49,6 +49,7 @@ Shapes: ids (B, T) int64 → logits (B, T, V) in the model's dtype (float32 for 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 
@@ -62,7 +63,8 @@ from ..validation import (check_array, check_bool, check_choice, check_count, ch
 from .attention import MAX_LENGTH, _check_tensor, merge_heads, scaled_dot_product_attention, split_heads
 
 __all__ = ["TransformerConfig", "CharTransformer", "MultiHeadAttention", "attention_from_torch", "layer_norm",
-           "sinusoidal_positions", "held_out_losses", "IMPLEMENTATIONS"]
+           "sinusoidal_positions", "held_out_losses", "load_checkpoint", "training_record", "IMPLEMENTATIONS",
+           "CHECKPOINT"]
 
 #: How attention is computed: V.6's function written out ("book") or torch's fused kernel ("fused").
 IMPLEMENTATIONS = ("fused", "book")
@@ -294,14 +296,19 @@ class Block(nn.Module):
         self.feed_forward = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
         self.drop = nn.Dropout(config.dropout)
 
-    def forward(self, h: torch.Tensor, implementation: str = "fused") -> torch.Tensor:
+    def forward(self, h: torch.Tensor, implementation: str = "fused", return_weights: bool = False):
+        """(B, T, d) → (B, T, d), and with ``return_weights`` (the "book" path) the (B, H, T, T) weights."""
         if implementation == "book":          # the same block through the book's layer norm and attention
             norm = lambda n, z: _layer_norm(z, n.weight, n.bias, n.eps)  # noqa: E731
         else:
             norm = lambda n, z: n(z)  # noqa: E731
         z = norm(self.norm1, h)
-        h = h + self.drop(self.attention._attend(z, z, z, is_causal=True, implementation=implementation))
-        return h + self.drop(self.feed_forward(norm(self.norm2, h)))
+        attended = self.attention._attend(z, z, z, is_causal=True, implementation=implementation,
+                                          return_weights=return_weights)
+        attended, weights = attended if return_weights else (attended, None)
+        h = h + self.drop(attended)
+        h = h + self.drop(self.feed_forward(norm(self.norm2, h)))
+        return (h, weights) if return_weights else h
 
 
 class CharTransformer(nn.Module):
@@ -334,21 +341,34 @@ class CharTransformer(nn.Module):
                 std = 0.02 / math.sqrt(2 * self.config.layers) if name.endswith(("out.weight", "2.weight")) else 0.02
                 nn.init.normal_(p, 0.0, std)
 
-    def forward(self, ids: torch.Tensor, implementation: str = "fused") -> torch.Tensor:
-        """(B, T) integer ids in [0, V), T ≤ context → (B, T, V) logits of the next character."""
+    @property
+    def vocab_size(self) -> int:
+        return self.config.vocab_size
+
+    @property
+    def order(self) -> int:
+        """T + 1, as an n-gram model that reads T symbols: what :func:`~mmir_lib.lm.sampling.generate`
+        passes to :meth:`next_distribution` is the last T symbols."""
+        return self.config.context + 1
+
+    def _check_ids(self, ids: object) -> torch.Tensor:
         if not isinstance(ids, torch.Tensor) or ids.dtype not in (torch.int64, torch.int32):
             raise TypeError(f"ids must be an int64 (or int32) torch tensor, got "
                             f"{describe(ids) if not isinstance(ids, torch.Tensor) else ids.dtype}")
         if ids.ndim != 2 or ids.numel() == 0:
             raise ValueError(f"ids must be a nonempty (B, T) tensor, got shape {tuple(ids.shape)}")
-        b, t = ids.shape
-        if t > self.config.context:
-            raise ValueError(f"ids must be at most context={self.config.context} long, got {t}")
+        if ids.shape[1] > self.config.context:
+            raise ValueError(f"ids must be at most context={self.config.context} long, got {ids.shape[1]}")
         low, high = torch.aminmax(ids)
         if low < 0 or high >= self.config.vocab_size:
             raise ValueError(f"ids must lie in [0, {self.config.vocab_size}), found {int(low)} … {int(high)}")
+        return ids
+
+    def forward(self, ids: torch.Tensor, implementation: str = "fused") -> torch.Tensor:
+        """(B, T) integer ids in [0, V), T ≤ context → (B, T, V) logits of the next character."""
+        ids = self._check_ids(ids)
         implementation = check_choice("implementation", implementation, IMPLEMENTATIONS)
-        h = self.drop(self.embedding(ids) + self.position.weight[:t])
+        h = self.drop(self.embedding(ids) + self.position.weight[:ids.shape[1]])
         for block in self.blocks:
             h = block(h, implementation)
         if implementation == "book":
@@ -356,6 +376,44 @@ class CharTransformer(nn.Module):
         else:
             h = self.norm(h)
         return h @ self.embedding.weight.T  # tied output layer, (B, T, V)
+
+    @torch.no_grad()
+    def attention_weights(self, ids: torch.Tensor) -> torch.Tensor:
+        """Every head's causal attention weights over a window, read in evaluation mode:
+        (B, T) ids → (L, B, H, T, T); entry [ℓ, b, h, i, j] is what position i of block ℓ's
+        head h takes from position j ≤ i (each row sums to 1)."""
+        ids = self._check_ids(ids)
+        was_training = self.training
+        self.eval()
+        try:
+            h, weights = self.embedding(ids) + self.position.weight[:ids.shape[1]], []
+            for block in self.blocks:
+                h, w = block(h, "book", return_weights=True)
+                weights.append(w)
+        finally:
+            self.train(was_training)
+        return torch.stack(weights)
+
+    @torch.no_grad()
+    def next_distribution(self, context, pad: int = 1) -> np.ndarray:
+        """P[· | context]: (V,) float64 after the ids ``context`` (0 to T of them). A context
+        shorter than T is read as the start of a text, after the id ``pad`` (the newline
+        that ends a speech), as :func:`held_out_losses` reads the stream; T ids are read as
+        they are. The interface of Part III's models, so that
+        :func:`~mmir_lib.lm.sampling.generate` samples from the transformer."""
+        context = check_array("context", context, kind="int", ndim=1, low=0, high=self.vocab_size - 1)
+        pad = check_count("pad", pad, high=self.vocab_size - 1)
+        if len(context) > self.config.context:
+            raise ValueError(f"context holds {len(context)} ids, more than the model's context of "
+                             f"{self.config.context}: pass the last {self.config.context}")
+        window = context if len(context) == self.config.context else np.concatenate([[pad], context])
+        was_training = self.training
+        self.eval()
+        try:
+            logits = self(torch.from_numpy(window.astype(np.int64))[None])[0, -1]
+        finally:
+            self.train(was_training)
+        return torch.softmax(logits.double(), dim=-1).numpy()
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
@@ -408,3 +466,35 @@ def held_out_losses(model: CharTransformer, ids: object, start: int, stride: int
     finally:
         model.train(was_training)
     return losses
+
+
+#: Where ``tools/train_char_transformer.py`` writes the chapter's model (inside the package).
+CHECKPOINT = "checkpoints/char_transformer.pt"
+
+
+@functools.lru_cache(maxsize=1)
+def _saved_checkpoint() -> dict:
+    from importlib.resources import files
+
+    with files("mmir_lib").joinpath(CHECKPOINT).open("rb") as handle:
+        return torch.load(handle, weights_only=True)
+
+
+def load_checkpoint() -> CharTransformer:
+    """The character transformer trained by ``tools/train_char_transformer.py``, from
+    ``mmir_lib/checkpoints/char_transformer.pt``: its float16 weights in a float32 model,
+    in evaluation mode (the file is read once; each call builds a fresh model)."""
+    saved = _saved_checkpoint()
+    model = CharTransformer(TransformerConfig(**saved["config"]))
+    model.load_state_dict({name: value.float() for name, value in saved["weights"].items()})
+    return model.eval()
+
+
+def training_record() -> dict:
+    """What the training script stored beside the weights: ``steps``, ``tokens`` (characters
+    read, steps × batch × context) and ``log``, a list of dicts with the ``step``, the
+    learning rate ``lr``, the mean training loss since the last entry ``train_bits`` and the
+    ``validation_bits`` on the first 40,000 validation characters, both in bits per
+    character, and the wall-clock ``minutes`` since the run (or its last resumption) began."""
+    saved = _saved_checkpoint()
+    return {"steps": saved["steps"], "tokens": saved["tokens"], "log": [dict(entry) for entry in saved["log"]]}

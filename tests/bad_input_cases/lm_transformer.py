@@ -1,5 +1,5 @@
 """Bad-input cases for V.7's transformer: its configuration and model, multi-head attention,
-layer norm, sinusoidal positions and the held-out losses (mmir_lib.lm.transformer)."""
+layer norm, sinusoidal positions, the held-out losses and the checkpoint loaders (mmir_lib.lm.transformer)."""
 
 import numpy as np
 import torch
@@ -18,6 +18,9 @@ CASES = [
          accepts={"dropout": {"zero"}}),
     Case(transformer.CharTransformer, dict(config=CONFIG)),
     Case(MODEL.forward, dict(ids=torch.tensor([[1, 2, 3]]), implementation="book")),
+    Case(MODEL.attention_weights, dict(ids=torch.tensor([[1, 2, 3]]))),
+    Case(MODEL.next_distribution, dict(context=np.array([1, 2, 3]), pad=1),
+         accepts={"pad": {"zero"}, "context": {"empty_list"}}),  # an empty context: the start of a text
     Case(transformer.MultiHeadAttention, dict(width=4, heads=2, dropout=0.1, bias=True),
          accepts={"dropout": {"zero"}, "bias": {"bool"}}),
     Case(LAYER.forward, dict(query=X, key=X[:, :2], value=X[:, :2], mask=torch.tensor([True, False]),
@@ -31,4 +34,6 @@ CASES = [
     Case(transformer.held_out_losses, dict(model=MODEL, ids=np.array([1, 2, 3, 4, 5, 6, 0, 1, 2]), start=1, stride=3,
                                            batch_size=2),
          accepts={"stride": {"none"}, "start": {"zero"}}),
+    Case(transformer.load_checkpoint, dict()),
+    Case(transformer.training_record, dict()),
 ]
