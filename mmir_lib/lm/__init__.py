@@ -37,5 +37,6 @@
   masks, and the split into heads and back;
 * :mod:`.transformer` -- multi-head attention built on it (equal to
   ``nn.MultiheadAttention``), layer norm and sinusoidal positions by hand, and a
-  decoder-only character transformer with its held-out losses.
+  decoder-only character transformer with its held-out losses, attention weights,
+  next-character distribution (for sampling) and the checkpoint of V.7.
 """
