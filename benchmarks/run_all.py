@@ -38,7 +38,10 @@ Runs, in this order,
 15. ``rnn_speed``: V.4's LSTM by hand against torch's nn.LSTM (one forward pass, equal to
    1e-12 asserted), and the character LSTM language model's training time and held-out
    bits per character;
-16. ``widget_repaint``: how fast the interactive figures of the built book respond in
+16. ``transformer_speed``: V.7's multi-head attention against torch's nn.MultiheadAttention
+   (equal to 1e-4 asserted), the transformer's and the LSTM's training speed, and both
+   checkpoints' held-out bits per character at the same training time;
+17. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -76,6 +79,7 @@ import optim_speed
 import rnn_speed
 import sgns_vs_gensim
 import tagging_speed
+import transformer_speed
 import vision_speed
 import widget_repaint
 from report import markdown_table
@@ -316,6 +320,15 @@ def main() -> str:
                     "its training time and held-out bits per character, and the committed checkpoint's "
                     "(the figure to compare with the transformer's at the same training time).\n\n"
                     + markdown_table(quietly(rnn_speed.main)))
+    sections.append("## Transformers: multi-head attention, and the transformer against the LSTM\n\n"
+                    "V.7's causal multi-head attention against torch's nn.MultiheadAttention with the same "
+                    "weights (one thread; outputs equal to 1e-4 asserted); the training speed of the chapter's "
+                    "transformer and of V.4's checkpoint LSTM on one thread; and the two checkpoints at the same "
+                    "training time: the LSTM's two passes over the training plays, timed at its measured speed, "
+                    "against the transformer's validation loss after as many seconds at its own speed (read off "
+                    "its training log, before its learning rate has decayed). Target: the transformer below the "
+                    "7-gram Kneser-Ney model on the test plays.\n\n"
+                    + markdown_table(quietly(transformer_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([

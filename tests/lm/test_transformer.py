@@ -2,8 +2,10 @@
 nn.MultiheadAttention with copied weights (causal and key-padding masks, float64), layer
 norm equal to torch's, the defining properties of sinusoidal positions, the character
 transformer (causal, its parameter count, the same logits through the book's attention
-and torch's fused kernel), held_out_losses against a brute-force evaluation, and the
-learning-rate schedule of tools/train_char_transformer.py."""
+and torch's fused kernel, its attention weights and next-character distribution),
+held_out_losses against a brute-force evaluation, the committed checkpoint's held-out
+bits per character (the figure chapter V.7 quotes), and the learning-rate schedule,
+batches and resumption of tools/train_char_transformer.py."""
 
 import importlib.util
 import math
@@ -17,8 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmir_lib.lm.attention import causal_mask, padding_mask
+from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, vocabulary
+from mmir_lib.lm.heldout import held_out_result
+from mmir_lib.lm.sampling import generate
 from mmir_lib.lm.transformer import (CharTransformer, MultiHeadAttention, TransformerConfig, attention_from_torch,
-                                     held_out_losses, layer_norm, sinusoidal_positions)
+                                     held_out_losses, layer_norm, load_checkpoint, sinusoidal_positions,
+                                     training_record)
 
 TOL = 1e-12
 ROOT = Path(__file__).resolve().parents[2]
@@ -294,6 +300,61 @@ def test_forward_and_config_refuse_bad_input():
         TransformerConfig(vocab_size=5, width=10, heads=4)
     with pytest.raises(ValueError, match="asks for an array"):
         TransformerConfig(vocab_size=1_000_000, context=8192, width=65_536)
+
+
+def test_attention_weights_are_the_blocks_causal_weights():
+    model = tiny_model(3)
+    ids = torch.randint(0, 7, (2, 6), generator=torch.Generator().manual_seed(1))
+    weights = model.attention_weights(ids)
+    assert weights.shape == (2, 2, 2, 6, 6)                                   # (L, B, H, T, T)
+    assert gap(weights.sum(-1), torch.ones(())) < TOL
+    assert not weights.triu(1).any()                                          # no position sees the future
+    first = model.blocks[0]                                                   # block 0 by hand
+    z = F.layer_norm(model.embedding(ids) + model.position.weight[:6], (8,), first.norm1.weight, first.norm1.bias)
+    _, expected = first.attention(z, is_causal=True, return_weights=True)
+    assert gap(weights[0], expected) < TOL
+    assert gap(weights[1], weights[0]) > 1e-3                                 # block 1 reads block 0's output
+
+
+def test_next_distribution_reads_a_short_context_after_the_newline():
+    model = tiny_model(4)
+    context = np.array([3, 5, 2])
+    p = model.next_distribution(context, pad=1)
+    expected = torch.softmax(model(torch.tensor([[1, 3, 5, 2]]))[0, -1], dim=0).numpy()
+    assert p.shape == (7,) and p.dtype == np.float64 and np.allclose(p, expected, rtol=0, atol=TOL)
+    assert math.isclose(p.sum(), 1.0, abs_tol=1e-12)
+    full = np.arange(8) % 7                                                   # T = 8 ids: read as they are
+    assert np.allclose(model.next_distribution(full),
+                       torch.softmax(model(torch.from_numpy(full)[None])[0, -1], dim=0).numpy(), rtol=0, atol=TOL)
+    assert np.allclose(model.next_distribution([]), torch.softmax(model(torch.tensor([[1]]))[0, -1], 0).numpy())
+    assert model.order == 9 and model.vocab_size == 7
+    with pytest.raises(ValueError, match="more than the model's context of 8"):
+        model.next_distribution(np.zeros(9, dtype=np.int64))
+    with pytest.raises(ValueError, match="context must hold values <= 6"):
+        model.next_distribution([7])
+
+
+def test_generate_samples_from_the_transformer_reproducibly():
+    model = tiny_model(5)
+    first = generate(model, [1, 2], 20, np.random.default_rng(0), temperature=0.7, exclude=0)
+    again = generate(model, [1, 2], 20, np.random.default_rng(0), temperature=0.7, exclude=0)
+    assert np.array_equal(first, again) and len(first) == 20 and not (first == 0).any()
+    assert model.training is False
+    with pytest.raises(ValueError, match="temperature must be > 0"):
+        generate(model, [1, 2], 5, np.random.default_rng(0), temperature=0)
+
+
+#: The test bits per character chapter V.7 quotes for the committed checkpoint (2 decimals).
+CHECKPOINT_TEST_BPC = 1.93
+
+
+def test_the_checkpoints_held_out_bits_per_character():
+    model, record = load_checkpoint(), training_record()
+    assert not model.training and model.embedding.weight.dtype == torch.float32
+    assert record["tokens"] == record["steps"] * 32 * model.config.context and record["log"][-1]["step"] == record["steps"]
+    ids = corpus_ids("test", "character")
+    losses = held_out_losses(model, ids, start=vocabulary("character").index[BOUNDARY], stride=224)  # as the chapter
+    assert round(held_out_result("transformer", "character", losses).bits_per_char, 2) == CHECKPOINT_TEST_BPC
 
 
 # ---- held-out losses ----------------------------------------------------------------------------------
