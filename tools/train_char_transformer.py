@@ -92,7 +92,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=4_800, help="length of the cosine schedule (and of the run)")
     parser.add_argument("--stop-after", type=float, default=None, help="stop (resumably) after this many minutes")
-    parser.add_argument("--every", type=int, default=500, help="log, validate and save every this many steps")
+    parser.add_argument("--every", type=int, default=300, help="log, validate and save every this many steps")
     parser.add_argument("--threads", type=int, default=THREADS)
     parser.add_argument("--resume", action="store_true", help="go on from --state")
     parser.add_argument("--state", type=Path, default=ROOT / "_build" / "train" / "char_transformer_state.pt")
