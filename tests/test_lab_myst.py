@@ -12,6 +12,7 @@ Chromium; skips without Chromium or jupyterlab-myst.
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import subprocess
@@ -67,19 +68,26 @@ def test_chapter_reads_as_myst_in_jupyterlab(lab):
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{lab}/lab/tree/{CHAPTER.name}?token={TOKEN}")
             page.wait_for_selector(".jp-MarkdownCell .katex", timeout=90_000)
+            markdown_cells = sum(c["cell_type"] == "markdown" for c in json.loads(CHAPTER.read_text())["cells"])
             texts, solution = {}, None
-            for _ in range(200):  # the notebook renders the cells in view: scroll through it
-                for cell in page.query_selector_all(".jp-MarkdownCell"):
-                    text = cell.inner_text()
-                    texts[text[:60]] = text
+            for _ in range(250):  # the notebook renders the cells in view: scroll through it
+                # Read what jupyterlab-myst rendered (`.myst`), never the cell's editor: a cell
+                # scrolled into view shows its source for a moment before it is rendered.
+                for cell in page.query_selector_all(".jp-MarkdownCell[data-windowed-list-index]"):
+                    rendered = cell.query_selector(".myst")
+                    text = rendered.inner_text() if rendered is not None else ""
+                    index = cell.get_attribute("data-windowed-list-index")
+                    if len(text) > len(texts.get(index, "")):  # rendered in steps: keep the fullest
+                        texts[index] = text
                 solution = solution or page.query_selector(".jp-MarkdownCell details")
                 at_end = page.evaluate("() => { const o = document.querySelector('.jp-WindowedPanel-outer');"
                                        " const end = o.scrollTop + o.clientHeight >= o.scrollHeight - 2;"
                                        " o.scrollBy(0, 700); return end; }")
-                if at_end:
+                if at_end and len(texts) == markdown_cells:
                     break
                 page.wait_for_timeout(100)
             prose = "\n".join(texts.values())
+            assert len(texts) == markdown_cells, f"{len(texts)} of {markdown_cells} markdown cells rendered"
             assert page.query_selector_all(".jp-MarkdownCell .katex"), "math is not typeset"
             assert "```{admonition}" not in prose and ":class: dropdown" not in prose, "raw directive"
             assert solution is not None and solution.evaluate("d => !d.open"), "no closed solution dropdown"
