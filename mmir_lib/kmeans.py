@@ -89,20 +89,25 @@ class KMeansResult:
 CHUNK = 256
 
 
-def _nearest(x: np.ndarray, x_sq: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _with_ones(x: np.ndarray) -> np.ndarray:
+    """[x, 1]: the points (n, d) with a column of ones appended, (n, d + 1)."""
+    return np.hstack([x, np.ones((len(x), 1))])
+
+
+def _nearest(x1: np.ndarray, x_sq: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each point's nearest centre and its squared distance to it: (labels (n,), d2 (n,)).
 
-    ‖x − c‖² = ‖x‖² + ‖c‖² − 2 x·c; the argmin over c needs only ‖c‖² − 2 x·c, a matrix
-    product, taken in blocks of ``CHUNK`` points. ``x`` and ``centres`` must already be
-    centred (see the module notes), ``x_sq`` = ‖x‖² per row."""
-    n = len(x)
-    minus_2c = (-2.0 * centres).T.copy()  # (d, k)
+    ‖x − c‖² = ‖x‖² + ‖c‖² − 2 x·c; the argmin over c needs only ‖c‖² − 2 x·c, which is
+    one dot product, [x, 1]·[−2c, ‖c‖²]: a matrix product, taken in blocks of ``CHUNK``
+    points. ``x1`` = [x, 1] (:func:`_with_ones`, (n, d + 1)) and ``centres`` (k, d) must
+    already be centred (see the module notes), ``x_sq`` = ‖x‖² per row."""
+    n = len(x1)
     c_sq = np.einsum("ij,ij->i", centres, centres)  # (k,)
+    augmented = np.vstack([-2.0 * centres.T, c_sq])  # (d + 1, k): x1 @ augmented = ‖c‖² − 2 x·c
     labels, d2 = np.empty(n, dtype=np.int64), np.empty(n)
     for start in range(0, n, CHUNK):
         block = slice(start, start + CHUNK)
-        scores = x[block] @ minus_2c  # (CHUNK, k)
-        scores += c_sq  # ‖c‖² − 2 x·c
+        scores = x1[block] @ augmented  # (CHUNK, k)
         labels[block] = nearest = np.argmin(scores, axis=1)
         d2[block] = scores[np.arange(len(nearest)), nearest]
     d2 += x_sq  # rounding can leave −1e-15 where a point is a centre
@@ -121,7 +126,7 @@ def assign(points: object, centres: object) -> np.ndarray:
         raise ValueError("centres must hold at least one centre")
     shift = centres.mean(axis=0)  # both moved by the same vector: the distances do not change
     x = points - shift
-    return _nearest(x, np.einsum("ij,ij->i", x, x), centres - shift)[0]
+    return _nearest(_with_ones(x), np.einsum("ij,ij->i", x, x), centres - shift)[0]
 
 
 def _check_points_and_k(points: object, k: object) -> tuple[np.ndarray, int]:
@@ -142,8 +147,11 @@ def kmeans_plus_plus(points: object, k: int, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(check_count("seed", seed))
 
     def d2_to(row: int) -> np.ndarray:  # ‖x − x_row‖² of every point, from the differences: no cancellation
-        difference = points - points[row]
-        return np.einsum("ij,ij->i", difference, difference)
+        d2 = np.empty(len(points))
+        for start in range(0, len(points), CHUNK):  # in blocks that stay in the processor's cache
+            difference = points[start:start + CHUNK] - points[row]
+            d2[start:start + CHUNK] = np.einsum("ij,ij->i", difference, difference)
+        return d2
 
     chosen = [int(rng.integers(len(points)))]
     d2 = d2_to(chosen[0])  # D(x)², (n,)
@@ -208,11 +216,12 @@ def kmeans(points: object, k: int, init: str | object = "k-means++", max_iter: i
     mean = points.mean(axis=0)  # work on centred points: see the module notes
     x = points - mean  # (n, d)
     x_sq = np.einsum("ij,ij->i", x, x)  # ‖x‖², (n,), once
+    x1 = _with_ones(x)  # [x, 1], (n, d + 1), once
     centres = _initial_centres(points, k, init, seed) - mean
     tol = tol * float(x_sq.sum()) / x.size  # the mean variance of the dimensions (x is centred)
     history, previous, converged = [], None, False
     for iteration in range(1, max_iter + 1):
-        labels, d2_own = _nearest(x, x_sq, centres)  # assign
+        labels, d2_own = _nearest(x1, x_sq, centres)  # assign
         history.append(d2_own.sum())
         new_centres = _update(x, labels, d2_own, k)  # update
         shift = float(((new_centres - centres) ** 2).sum())
@@ -221,5 +230,6 @@ def kmeans(points: object, k: int, init: str | object = "k-means++", max_iter: i
             converged = True
             break
         previous = labels
-    labels, d2_own = _nearest(x, x_sq, centres)  # labels and inertia of the final centres
+    if shift != 0.0:  # labels and inertia of the final centres (unless they did not move at all)
+        labels, d2_own = _nearest(x1, x_sq, centres)
     return KMeansResult(centres + mean, labels, float(d2_own.sum()), iteration, np.array(history), converged)
