@@ -36,13 +36,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 
 from .chapter import THREADS
 from .validation import (check_bool, check_callable, check_count, check_instance, check_number, check_optional,
                          describe)
 
-__all__ = ["TrainingError", "History", "train", "mean_loss"]
+__all__ = ["TrainingError", "History", "train", "mean_loss", "evaluating"]
 
 
 class TrainingError(RuntimeError):
@@ -105,6 +106,32 @@ def _finite(loss: object, where: str) -> float:
     return value
 
 
+def evaluating(model) -> AbstractContextManager:
+    """``with evaluating(model):`` runs its block with ``model`` in evaluation mode
+    (dropout off, batch norm on its running statistics) and without gradients, and puts
+    the model back in training mode afterwards if it was in it, even when the block
+    raises. Switching modes walks every submodule, so a model already in evaluation
+    mode is left alone (cheap enough for a decoder that calls it once per word)."""
+    import torch
+
+    return _evaluating(check_instance("model", model, torch.nn.Module))
+
+
+@contextmanager
+def _evaluating(model) -> Iterator:
+    import torch
+
+    was_training = model.training
+    if was_training:
+        model.eval()
+    try:
+        with torch.no_grad():
+            yield model
+    finally:
+        if was_training:
+            model.train()
+
+
 def mean_loss(model, loss_fn: Callable, batches: Iterable) -> float:
     """Mean of ``loss_fn(model, batch)`` over ``batches``, in eval mode and without
     gradients: a held-out loss. The model returns to the mode it was in."""
@@ -119,15 +146,8 @@ def mean_loss(model, loss_fn: Callable, batches: Iterable) -> float:
 
 
 def _mean_loss(model, loss_fn: Callable, batches: Iterable, name: str = "batches") -> float:
-    import torch
-
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.no_grad():
-            losses = [_finite(loss_fn(model, batch), f"on the batches of {name}") for batch in batches]
-    finally:
-        model.train(was_training)
+    with evaluating(model):
+        losses = [_finite(loss_fn(model, batch), f"on the batches of {name}") for batch in batches]
     if not losses:
         raise ValueError(f"{name} must hold at least one batch")
     return sum(losses) / len(losses)

@@ -45,7 +45,7 @@ import numpy as np
 __all__ = [
     "check_number", "check_count", "check_probability", "check_bool", "check_str", "check_choice",
     "check_callable", "check_array", "check_same_length", "check_broadcast", "check_list", "check_str_list",
-    "check_mapping", "check_distribution",
+    "check_mapping", "check_distribution", "check_tensor",
     "check_instance", "check_optional", "check_memory", "describe",
 ]
 
@@ -233,6 +233,40 @@ def check_distribution(name: str, value: object, *, ndim: int | tuple[int, ...] 
         raise ValueError(f"{name} must sum to 1 along its last axis (a probability distribution), "
                          f"found a sum of {found:.6g}")
     return array
+
+
+def check_tensor(name: str, value: object, *, kind: str = "float", ndim: int | None = None, min_ndim: int = 0,
+                 length: int | None = None, nonempty: bool = True):
+    """A torch tensor, returned as it is (never copied: it may carry gradients).
+
+    ``kind`` "float": floating-point and finite; "int": integers (bool refused). ``ndim``
+    axes exactly, or at least ``min_ndim``; ``length`` entries along the first axis when
+    given; no axis of length 0 unless ``nonempty=False``. The finiteness test sums the
+    tensor first (a NaN or ±inf carries through one sum) and looks entry by entry only
+    when the sum is not finite, so it costs one pass in the common case.
+    """
+    import torch  # only code that already works with tensors calls this
+
+    check_choice("kind", kind, ("float", "int"))
+    if not isinstance(value, torch.Tensor):
+        hint = " (torch.from_numpy converts a numpy array)" if isinstance(value, np.ndarray) else ""
+        dims = f"{ndim}-D " if ndim is not None else ""
+        raise TypeError(f"{name} must be a {dims}torch tensor{hint}, got {describe(value)}")
+    if ndim is not None and value.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {tuple(value.shape)}")
+    if value.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} axes, got shape {tuple(value.shape)}")
+    if kind == "float" and not value.is_floating_point():
+        raise TypeError(f"{name} must hold floating-point numbers, got dtype {value.dtype}")
+    if kind == "int" and (value.is_floating_point() or value.is_complex() or value.dtype == torch.bool):
+        raise TypeError(f"{name} must hold integers, got dtype {value.dtype}")
+    if length is not None and (value.ndim == 0 or len(value) != length):
+        raise ValueError(f"{name} must have {length} entries along its first axis, got shape {tuple(value.shape)}")
+    if nonempty and value.numel() == 0:
+        raise ValueError(f"{name} must not be empty, got shape {tuple(value.shape)}")
+    if kind == "float" and not math.isfinite(float(value.detach().sum())) and not bool(torch.isfinite(value).all()):
+        raise ValueError(f"{name} must hold finite numbers, found NaN or infinity")
+    return value
 
 
 def check_same_length(**named: Sequence) -> int:

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from mmir_lib.chapter import THREADS
-from mmir_lib.training import History, TrainingError, mean_loss, train
+from mmir_lib.training import History, TrainingError, evaluating, mean_loss, train
 
 
 def _regression(seed=0, n=64):
@@ -119,6 +119,24 @@ def test_mean_loss_restores_the_mode_and_needs_no_gradients():
     model.eval()
     assert mean_loss(model, _mse, batches) == pytest.approx(sum(_mse(model, b).item() for b in batches) / 8)
     assert not model.training
+
+
+def test_evaluating_switches_to_eval_mode_without_gradients_and_back_even_after_an_error():
+    model = nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.5))
+    x = torch.ones(1, 2, requires_grad=True)
+    with evaluating(model) as inside:
+        assert inside is model and not model.training and not any(m.training for m in model.modules())
+        assert not model(x).requires_grad
+    assert model.training and all(m.training for m in model.modules())
+    with pytest.raises(RuntimeError, match="inside"), evaluating(model):
+        raise RuntimeError("inside")
+    assert model.training and torch.is_grad_enabled()
+    model.eval()
+    with evaluating(model):
+        pass
+    assert not model.training  # a model in eval mode stays there
+    with pytest.raises(TypeError, match="model must be"):
+        evaluating("a model")
 
 
 def test_bad_batches_and_losses_are_refused_clearly():

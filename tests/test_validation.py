@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 
 from mmir_lib.validation import (MAX_INT, check_array, check_bool, check_broadcast, check_callable, check_choice,
                                  check_count, check_distribution, check_instance, check_mapping, check_number, check_optional,
-                                 check_probability, check_same_length, check_str, check_str_list, describe)
+                                 check_probability, check_same_length, check_str, check_str_list, check_tensor, describe)
 
 NAME = "some_argument"  # a name that occurs in no message unless the check puts it there
 
@@ -172,6 +172,33 @@ def test_check_distribution_accepts_rows_of_probabilities():
     with pytest.raises(ValueError, match="some_argument must sum to 1 along its last axis"):
         check_distribution(NAME, [0.5, 0.5 + 1e-5])
     assert check_distribution(NAME, [0.5, 0.5 + 1e-5], atol=1e-4)[1] == pytest.approx(0.50001)
+
+
+def test_check_tensor_returns_the_tensor_itself_and_names_what_is_wrong():
+    torch = pytest.importorskip("torch")
+    x = torch.ones(2, 3, requires_grad=True)
+    assert check_tensor("x", x, ndim=2, length=2) is x  # never copied: gradients still flow
+    assert check_tensor("ids", torch.tensor([1, 2]), kind="int", ndim=1) is not None
+    assert check_tensor("x", torch.zeros(0), nonempty=False).numel() == 0
+    for value, limits, error, message in [
+        (np.ones(3), {}, TypeError, r"x must be a torch tensor \(torch.from_numpy"),
+        ([1.0], {"ndim": 1}, TypeError, "x must be a 1-D torch tensor"),
+        (torch.ones(3), {"ndim": 2}, ValueError, "x must be 2-dimensional, got shape"),
+        (torch.ones(3), {"min_ndim": 2}, ValueError, "x must have at least 2 axes"),
+        (torch.ones(3, dtype=torch.int64), {}, TypeError, "x must hold floating-point numbers"),
+        (torch.ones(3), {"kind": "int"}, TypeError, "x must hold integers"),
+        (torch.ones(3, dtype=torch.bool), {"kind": "int"}, TypeError, "x must hold integers"),
+        (torch.ones(3), {"length": 4}, ValueError, "x must have 4 entries along its first axis"),
+        (torch.ones(2, 0), {}, ValueError, "x must not be empty"),
+        (torch.tensor([1.0, math.nan]), {}, ValueError, "x must hold finite numbers"),
+        (torch.tensor([1e38, 1e38], dtype=torch.float32), {}, None, None),  # the sum overflows, the entries do not
+        (torch.ones(3), {"kind": "complex"}, ValueError, "kind must be one of"),
+    ]:
+        if error is None:
+            assert check_tensor("x", value, **limits) is value
+            continue
+        with pytest.raises(error, match=message):
+            check_tensor("x", value, **limits)
 
 
 def test_describe_is_short_and_safe():

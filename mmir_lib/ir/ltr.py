@@ -36,7 +36,8 @@ import torch
 from torch import nn
 
 from ..validation import (check_array, check_bool, check_callable, check_choice, check_count, check_instance,
-                          check_number, check_optional, check_same_length, check_str_list, describe)
+                          check_number, check_optional, check_same_length, check_str_list, check_tensor,
+                          describe)
 from .index import InvertedIndex
 from .ltr_features import RankingData, Standardizer, extract_features, first_stage, normalize_per_query
 from .trec import Run
@@ -48,31 +49,11 @@ __all__ = ["MODEL_KINDS", "Scorer", "pointwise_loss", "ranknet_loss", "listnet_l
 
 # ---- queries as rows of a padded matrix ------------------------------------------------
 
-def _check_tensor(name: str, value: object, *, kind: str, n: int | None = None) -> torch.Tensor:
-    """A 1-D torch tensor of ``kind`` "float" (finite floats) or "int" (integers; bool
-    is refused), with ``n`` entries when given (at least one otherwise)."""
-    if not isinstance(value, torch.Tensor):
-        raise TypeError(f"{name} must be a 1-D torch tensor, got {describe(value)}")
-    if value.ndim != 1:
-        raise ValueError(f"{name} must be 1-dimensional, got shape {tuple(value.shape)}")
-    if kind == "float" and not value.is_floating_point():
-        raise TypeError(f"{name} must hold floats, got dtype {value.dtype}")
-    if kind == "int" and (value.is_floating_point() or value.is_complex() or value.dtype == torch.bool):
-        raise TypeError(f"{name} must hold integers, got dtype {value.dtype}")
-    if n is None and len(value) == 0:
-        raise ValueError(f"{name} must not be empty: there are no rows to compute a loss on")
-    if n is not None and len(value) != n:
-        raise ValueError(f"{name} has {len(value)} entries, scores {n}")
-    if kind == "float" and not bool(torch.isfinite(value.detach()).all()):
-        raise ValueError(f"{name} must hold finite numbers, found NaN or infinity")
-    return value
-
-
 def _check_labels(name: str, labels: object, *, n: int) -> torch.Tensor:
     """Grades: a 1-D tensor of n finite numbers >= 0 (float or int)."""
     if isinstance(labels, torch.Tensor) and labels.dtype != torch.bool and not labels.is_floating_point():
         labels = labels.double()  # integer grades
-    labels = _check_tensor(name, labels, kind="float", n=n)
+    labels = check_tensor(name, labels, ndim=1, length=n)
     if bool((labels < 0).any()):
         raise ValueError(f"{name} must be grades >= 0, found {float(labels.min())}")
     return labels
@@ -120,9 +101,9 @@ def pointwise_loss(scores: torch.Tensor, labels: torch.Tensor, query_ids: torch.
     >>> float(pointwise_loss(torch.tensor([1.0, 0.0]), torch.tensor([2.0, 0.0])))
     0.5
     """
-    _check_tensor("scores", scores, kind="float")
+    check_tensor("scores", scores, ndim=1)
     _check_labels("labels", labels, n=len(scores))
-    check_optional(_check_tensor, "query_ids", query_ids, kind="int", n=len(scores))
+    check_optional(check_tensor, "query_ids", query_ids, kind="int", ndim=1, length=len(scores))
     return torch.mean((scores - labels.to(scores.dtype)) ** 2)
 
 
@@ -148,9 +129,9 @@ def ranknet_loss(scores: torch.Tensor, labels: torch.Tensor, query_ids: torch.Te
     >>> round(float(ranknet_loss(s, y, q)), 6)  # one pair (0, 1): log(1 + e^{1})
     1.313262
     """
-    _check_tensor("scores", scores, kind="float")
+    check_tensor("scores", scores, ndim=1)
     _check_labels("labels", labels, n=len(scores))
-    _check_tensor("query_ids", query_ids, kind="int", n=len(scores))
+    check_tensor("query_ids", query_ids, kind="int", ndim=1, length=len(scores))
     sigma = check_number("sigma", sigma, low=0.0, low_open=True)
     _, i, j = _preference_pairs(labels.to(scores.dtype), _layout(query_ids))
     return nn.functional.softplus(-sigma * (scores[i] - scores[j])).mean()
@@ -169,9 +150,9 @@ def listnet_loss(scores: torch.Tensor, labels: torch.Tensor, query_ids: torch.Te
     >>> round(float(listnet_loss(s, y, q)), 6)  # P_s = (1/2, 1/2): the loss is log 2
     0.693147
     """
-    _check_tensor("scores", scores, kind="float")
+    check_tensor("scores", scores, ndim=1)
     _check_labels("labels", labels, n=len(scores))
-    _check_tensor("query_ids", query_ids, kind="int", n=len(scores))
+    check_tensor("query_ids", query_ids, kind="int", ndim=1, length=len(scores))
     layout = _layout(query_ids)
     Y = layout.pad(labels.to(scores.dtype), -math.inf)  # (Q, K)
     informative = Y.max(dim=1).values > Y.masked_fill(~layout.mask, math.inf).min(dim=1).values
@@ -217,7 +198,7 @@ def delta_ndcg(scores: torch.Tensor, labels: torch.Tensor, k: int | None = None)
     >>> round(float(d[0, 1]), 6), round(1 - 1 / math.log2(3), 6)
     (0.36907, 0.36907)
     """
-    _check_tensor("scores", scores, kind="float")
+    check_tensor("scores", scores, ndim=1)
     _check_labels("labels", labels, n=len(scores))
     k = check_optional(check_count, "k", k, low=1)
     gains = labels.to(scores.dtype)
@@ -243,9 +224,9 @@ def lambdarank_loss(scores: torch.Tensor, labels: torch.Tensor, query_ids: torch
     >>> round(float(lambdarank_loss(s, y, q)), 6)  # one pair, ΔnDCG = 1 − 1/log2 3, times log 2
     0.25582
     """
-    _check_tensor("scores", scores, kind="float")
+    check_tensor("scores", scores, ndim=1)
     _check_labels("labels", labels, n=len(scores))
-    _check_tensor("query_ids", query_ids, kind="int", n=len(scores))
+    check_tensor("query_ids", query_ids, kind="int", ndim=1, length=len(scores))
     sigma = check_number("sigma", sigma, low=0.0, low_open=True)
     k = check_optional(check_count, "k", k, low=1)
     gains = labels.to(scores.dtype)

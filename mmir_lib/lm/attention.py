@@ -37,11 +37,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import torch
 
 from ..validation import (check_array, check_bool, check_choice, check_count, check_memory, check_number,
-                          check_optional, describe)
+                          check_optional, check_tensor, describe)
 
 __all__ = ["MAX_LENGTH", "scaled_dot_product_attention", "causal_mask", "padding_mask", "split_heads",
            "merge_heads"]
@@ -51,23 +50,6 @@ __all__ = ["MAX_LENGTH", "scaled_dot_product_attention", "causal_mask", "padding
 MAX_LENGTH = 8192
 
 _FULLY_MASKED = ("error", "zero")
-
-
-def _check_tensor(name: str, value: object, *, min_ndim: int) -> torch.Tensor:
-    """A finite floating torch tensor with at least ``min_ndim`` axes, none of length 0."""
-    if not isinstance(value, torch.Tensor):
-        hint = " (torch.from_numpy converts a numpy array)" if isinstance(value, np.ndarray) else ""
-        raise TypeError(f"{name} must be a torch tensor{hint}, got {describe(value)}")
-    if not value.is_floating_point():
-        raise TypeError(f"{name} must hold floating-point numbers, got dtype {value.dtype}")
-    if value.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} axes, got shape {tuple(value.shape)}")
-    if value.numel() == 0:
-        raise ValueError(f"{name} must not be empty, got shape {tuple(value.shape)}")
-    # one sum carries any NaN or ±inf through; only when it is not finite (or overflows) look closer
-    if not math.isfinite(float(value.detach().sum())) and not bool(torch.isfinite(value).all()):
-        raise ValueError(f"{name} must hold finite numbers, found NaN or infinity")
-    return value
 
 
 def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -149,9 +131,9 @@ def scaled_dot_product_attention(query, key, value, mask=None, *, is_causal=Fals
     >>> w.round(decimals=4)
     tensor([[0.6698, 0.3302]])
     """
-    query = _check_tensor("query", query, min_ndim=2)
-    key = _check_tensor("key", key, min_ndim=2)
-    value = _check_tensor("value", value, min_ndim=2)
+    query = check_tensor("query", query, min_ndim=2)
+    key = check_tensor("key", key, min_ndim=2)
+    value = check_tensor("value", value, min_ndim=2)
     for name, tensor in (("key", key), ("value", value)):
         if tensor.dtype != query.dtype:
             raise TypeError(f"{name} must have query's dtype {query.dtype}, got {tensor.dtype}")
@@ -252,7 +234,7 @@ def split_heads(x, num_heads) -> torch.Tensor:
 
     Head i gets the columns i·d ... (i + 1)·d − 1; :func:`merge_heads` undoes it.
     """
-    x = _check_tensor("x", x, min_ndim=2)
+    x = check_tensor("x", x, min_ndim=2)
     num_heads = check_count("num_heads", num_heads, low=1)
     if x.shape[-1] % num_heads:
         raise ValueError(f"num_heads = {num_heads} does not divide x's last axis of {x.shape[-1]}")
@@ -263,6 +245,6 @@ def split_heads(x, num_heads) -> torch.Tensor:
 def merge_heads(x) -> torch.Tensor:
     """Put the heads side by side again: (..., h, n, d) -> (..., n, h·d), the inverse of
     :func:`split_heads`."""
-    x = _check_tensor("x", x, min_ndim=3)
+    x = check_tensor("x", x, min_ndim=3)
     *batch, h, n, d = x.shape
     return x.transpose(-3, -2).reshape(*batch, n, h * d)                            # (..., n, h·d)

@@ -42,6 +42,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..training import evaluating
 from ..validation import check_array, check_count, check_instance, check_memory, check_optional, describe
 from .sampling import softmax
 
@@ -115,20 +116,16 @@ class CharLSTM(nn.Module):
         # Part k reads stream[s_k : s_k + warmup + size] and predicts ids[s_k : s_k + size]
         inputs = np.stack([stream[s:s + warmup + size] for s in starts])
         targets = np.stack([stream[s + warmup + 1:s + warmup + 1 + size] for s in starts])
-        was_training, state, losses = self.training, None, []
-        self.eval()
-        try:
-            with torch.no_grad():
-                inputs_t, targets_t = torch.from_numpy(inputs), torch.from_numpy(targets)
-                for begin in range(0, inputs.shape[1], block):
-                    logits, state = self(inputs_t[:, begin:begin + block], state)
-                    scored = max(0, begin + logits.shape[1] - warmup) - max(0, begin - warmup)
-                    if scored:
-                        target = targets_t[:, max(0, begin - warmup):max(0, begin - warmup) + scored]
-                        losses.append(F.cross_entropy(logits[:, -scored:].double().transpose(1, 2), target,
-                                                      reduction="none"))
-        finally:
-            self.train(was_training)
+        state, losses = None, []
+        with evaluating(self):
+            inputs_t, targets_t = torch.from_numpy(inputs), torch.from_numpy(targets)
+            for begin in range(0, inputs.shape[1], block):
+                logits, state = self(inputs_t[:, begin:begin + block], state)
+                scored = max(0, begin + logits.shape[1] - warmup) - max(0, begin - warmup)
+                if scored:
+                    target = targets_t[:, max(0, begin - warmup):max(0, begin - warmup) + scored]
+                    losses.append(F.cross_entropy(logits[:, -scored:].double().transpose(1, 2), target,
+                                                  reduction="none"))
         return torch.cat(losses, dim=1).reshape(-1).numpy()[:len(ids)].copy()
 
 

@@ -57,8 +57,8 @@ from .corpus import BOUNDARY, LEVELS, SPLITS, corpus_ids, num_characters, split_
 from .ngram import (MLE, AddK, Interpolated, KneserNey, Uniform, add_k_losses, count_ngrams,
                     interpolation_weights, ngram_windows)
 
-__all__ = ["HeldOutResult", "held_out_result", "evaluate", "ngram_results", "format_table", "unk_spelling_bits",
-           "ADD_K_GRID", "KN_BEST_ORDER", "SPELLING_ORDER"]
+__all__ = ["HeldOutResult", "held_out_result", "evaluate", "ngram_results", "best_ngram", "format_table",
+           "unk_spelling_bits", "ADD_K_GRID", "KN_BEST_ORDER", "SPELLING_ORDER"]
 
 #: The values of add-k's k tried on the validation split: 10^−4 … 1 in steps of 10^0.25.
 ADD_K_GRID = 10.0 ** np.arange(-4.0, 0.01, 0.25)
@@ -178,12 +178,27 @@ def evaluate(model, name: str, level: str, split: str = "test") -> HeldOutResult
 
 
 @functools.lru_cache(maxsize=None)
+def _training_counts(level: str):
+    """The n-gram counts of the training split up to the order the table needs (once per level)."""
+    return count_ngrams(corpus_ids("train", level), max(3, KN_BEST_ORDER[level]), len(vocabulary(level)))
+
+
+def best_ngram(level: str) -> KneserNey:
+    """The table's best n-gram model of a level: Kneser–Ney (D = 0.75) of order
+    :data:`KN_BEST_ORDER` fitted on the training split, the model whose per-symbol losses
+    a later chapter needs (to interpolate with it). Its counts are the ones
+    :func:`ngram_results` uses, counted once."""
+    level = check_choice("level", level, LEVELS)
+    return KneserNey(_training_counts(level), order=KN_BEST_ORDER[level])
+
+
+@functools.lru_cache(maxsize=None)
 def _ngram_results(split: str) -> tuple[HeldOutResult, ...]:
     rows = []
     for level in LEVELS:
         vocab = vocabulary(level)
         pad, validation = vocab.index[BOUNDARY], corpus_ids("validation", level)
-        counts = count_ngrams(corpus_ids("train", level), max(3, KN_BEST_ORDER[level]), len(vocab))
+        counts = _training_counts(level)
         best_k = ADD_K_GRID[np.argmin(add_k_losses(counts, validation, ADD_K_GRID, pad, order=3))]
         models = [("uniform", Uniform(len(vocab))), ("unigram (MLE)", MLE(counts, order=1)),
                   ("bigram (MLE)", MLE(counts, order=2)), ("trigram (MLE)", MLE(counts, order=3)),
@@ -193,7 +208,7 @@ def _ngram_results(split: str) -> tuple[HeldOutResult, ...]:
                    Interpolated(counts, interpolation_weights(counts, validation, pad, order=3), order=3)),
                   ("trigram, Kneser-Ney", KneserNey(counts, order=3))]
         if KN_BEST_ORDER[level] != 3:
-            models.append((f"{KN_BEST_ORDER[level]}-gram, Kneser-Ney", KneserNey(counts, order=KN_BEST_ORDER[level])))
+            models.append((f"{KN_BEST_ORDER[level]}-gram, Kneser-Ney", best_ngram(level)))
         rows += [evaluate(model, name, level, split) for name, model in models]
     return tuple(rows)
 

@@ -52,6 +52,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..training import evaluating
 from ..validation import check_array, check_count, check_instance, check_memory, check_optional, describe
 from .ngram import ngram_windows
 from .sampling import softmax
@@ -91,14 +92,9 @@ class _NeuralLM(nn.Module):
         ids = self._check_ids("ids", ids, ndim=1, nonempty=True)
         pad = check_optional(check_count, "pad", pad, high=self.vocab_size - 1)
         windows = torch.from_numpy(np.ascontiguousarray(ngram_windows(ids, self.order, pad)))
-        was_training = self.training
-        self.eval()
-        try:
-            with torch.no_grad():
-                losses = [F.cross_entropy(self(w[:, :-1]).double(), w[:, -1], reduction="none")
-                          for w in windows.split(_EVAL_BATCH)]
-        finally:
-            self.train(was_training)
+        with evaluating(self):
+            losses = [F.cross_entropy(self(w[:, :-1]).double(), w[:, -1], reduction="none")
+                      for w in windows.split(_EVAL_BATCH)]
         return torch.cat(losses).numpy()
 
 

@@ -36,6 +36,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..training import evaluating
 from ..validation import check_array, check_count, check_instance, check_list, check_memory, describe
 
 __all__ = ["Seq2Seq", "pad_batch", "seq2seq_loss", "translation_batches"]
@@ -147,15 +148,8 @@ class Seq2Seq(nn.Module):
         tokens = torch.from_numpy(check_array("tokens", tokens, kind="int", ndim=1, shape=(len(state[0]),), low=0,
                                               high=self.vocab_size - 1))
         s, annotations, keys, mask = state
-        was_training = self.training
-        if was_training:  # (switching modes walks every submodule: only when needed, it is called per word)
-            self.eval()
-        try:
-            with torch.no_grad():
-                logits, s, _ = self.decode_step(tokens, s, annotations, keys, mask)
-        finally:
-            if was_training:
-                self.train()
+        with evaluating(self):
+            logits, s, _ = self.decode_step(tokens, s, annotations, keys, mask)
         return torch.log_softmax(logits.double(), dim=1).numpy(), (s, annotations, keys, mask)
 
 

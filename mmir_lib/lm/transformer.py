@@ -58,9 +58,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from ..training import evaluating
 from ..validation import (check_array, check_bool, check_choice, check_count, check_instance, check_memory,
-                          check_number, check_optional, describe)
-from .attention import MAX_LENGTH, _check_tensor, merge_heads, scaled_dot_product_attention, split_heads
+                          check_number, check_optional, check_tensor, describe)
+from .attention import MAX_LENGTH, merge_heads, scaled_dot_product_attention, split_heads
 
 __all__ = ["TransformerConfig", "CharTransformer", "MultiHeadAttention", "attention_from_torch", "layer_norm",
            "sinusoidal_positions", "held_out_losses", "load_checkpoint", "training_record", "IMPLEMENTATIONS",
@@ -87,11 +88,11 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5) -> torch.Tensor:
     >>> layer_norm(torch.tensor([[1.0, 2.0, 3.0]]), eps=1e-12)
     tensor([[-1.2247,  0.0000,  1.2247]])
     """
-    x = _check_tensor("x", x, min_ndim=1)
+    x = check_tensor("x", x, min_ndim=1)
     d = x.shape[-1]
     for name, value in (("weight", weight), ("bias", bias)):
         if value is not None:
-            _check_tensor(name, value, min_ndim=1)
+            check_tensor(name, value, min_ndim=1)
             if tuple(value.shape) != (d,) or value.dtype != x.dtype:
                 raise ValueError(f"{name} must be a ({d},) tensor of x's dtype {x.dtype}, got shape "
                                  f"{tuple(value.shape)} and dtype {value.dtype}")
@@ -205,9 +206,9 @@ class MultiHeadAttention(nn.Module):
     def forward(self, query, key=None, value=None, mask=None, *, is_causal=False, implementation="book",
                 return_weights=False):
         """(B, n_q, d) output (and the (B, H, n_q, n_k) weights); see the class notes."""
-        query = _check_tensor("query", query, min_ndim=3)
-        key = query if key is None else _check_tensor("key", key, min_ndim=3)
-        value = key if value is None else _check_tensor("value", value, min_ndim=3)
+        query = check_tensor("query", query, min_ndim=3)
+        key = query if key is None else check_tensor("key", key, min_ndim=3)
+        value = key if value is None else check_tensor("value", value, min_ndim=3)
         dtype = self.qkv.weight.dtype
         for name, x in (("query", query), ("key", key), ("value", value)):
             if x.ndim != 3 or x.shape[-1] != self.width or x.dtype != dtype:
@@ -377,24 +378,18 @@ class CharTransformer(nn.Module):
             h = self.norm(h)
         return h @ self.embedding.weight.T  # tied output layer, (B, T, V)
 
-    @torch.no_grad()
     def attention_weights(self, ids: torch.Tensor) -> torch.Tensor:
         """Every head's causal attention weights over a window, read in evaluation mode:
         (B, T) ids → (L, B, H, T, T); entry [ℓ, b, h, i, j] is what position i of block ℓ's
         head h takes from position j ≤ i (each row sums to 1)."""
         ids = self._check_ids(ids)
-        was_training = self.training
-        self.eval()
-        try:
+        with evaluating(self):
             h, weights = self.embedding(ids) + self.position.weight[:ids.shape[1]], []
             for block in self.blocks:
                 h, w = block(h, "book", return_weights=True)
                 weights.append(w)
-        finally:
-            self.train(was_training)
         return torch.stack(weights)
 
-    @torch.no_grad()
     def next_distribution(self, context, pad: int = 1) -> np.ndarray:
         """P[· | context]: (V,) float64 after the ids ``context`` (0 to T of them). A context
         shorter than T is read as the start of a text, after the id ``pad`` (the newline
@@ -407,19 +402,14 @@ class CharTransformer(nn.Module):
             raise ValueError(f"context holds {len(context)} ids, more than the model's context of "
                              f"{self.config.context}: pass the last {self.config.context}")
         window = context if len(context) == self.config.context else np.concatenate([[pad], context])
-        was_training = self.training
-        self.eval()
-        try:
+        with evaluating(self):
             logits = self(torch.from_numpy(window.astype(np.int64))[None])[0, -1]
-        finally:
-            self.train(was_training)
         return torch.softmax(logits.double(), dim=-1).numpy()
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
 
-@torch.no_grad()
 def held_out_losses(model: CharTransformer, ids: object, start: int, stride: int | None = None,
                     batch_size: int = 16) -> np.ndarray:
     """−ln P[x_j | context] in nats for every symbol of ``ids`` (N,), as the held-out table wants.
@@ -449,11 +439,9 @@ def held_out_losses(model: CharTransformer, ids: object, start: int, stride: int
     starts = list(range(0, n - width + 1, stride))
     if starts[-1] != n - width:
         starts.append(n - width)
-    was_training = model.training
-    model.eval()
     losses = np.empty(n)
     scored = 0  # x_1 … x_scored are done
-    try:
+    with evaluating(model):
         for first in range(0, len(starts), batch_size):
             chunk = starts[first:first + batch_size]
             windows = torch.stack([stream[s:s + width + 1] for s in chunk])       # (b, W + 1)
@@ -463,8 +451,6 @@ def held_out_losses(model: CharTransformer, ids: object, start: int, stride: int
                 end = s + width                   # this window predicts x_{s+1} … x_end
                 losses[scored:end] = nll[row, width - (end - scored):]
                 scored = end
-    finally:
-        model.train(was_training)
     return losses
 
 

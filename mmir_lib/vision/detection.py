@@ -36,6 +36,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..training import evaluating
 from ..validation import (check_array, check_choice, check_count, check_instance, check_number, check_same_length,
                           describe)
 from .boxes import box_iou, check_boxes, nms
@@ -288,17 +289,12 @@ def detect(model, images, score_threshold: float = 0.05, iou_threshold: float = 
     score_threshold = check_number("score_threshold", score_threshold, low=0.0, high=1.0)
     iou_threshold = check_number("iou_threshold", iou_threshold, low=0.0, high=1.0)
     batch_size = check_count("batch_size", batch_size, low=1)
-    was_training = model.training
-    model.eval()
     parts = []
-    try:
-        with torch.no_grad():
-            for start in range(0, len(x), batch_size):
-                b, s, c, i = decode(model(x[start:start + batch_size]), model.anchors.numpy(), model.stride,
-                                    score_threshold)
-                parts.append((b, s, c, i + start))
-    finally:
-        model.train(was_training)
+    with evaluating(model):
+        for start in range(0, len(x), batch_size):
+            b, s, c, i = decode(model(x[start:start + batch_size]), model.anchors.numpy(), model.stride,
+                                score_threshold)
+            parts.append((b, s, c, i + start))
     boxes, scores, labels, ids = (np.concatenate(p) for p in zip(*parts))
     kept = [np.flatnonzero(ids == n)[nms(boxes[ids == n], scores[ids == n], iou_threshold, classes=labels[ids == n])]
             for n in np.unique(ids)]

@@ -39,6 +39,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..training import evaluating
 from ..validation import check_array, check_count, check_instance, check_memory
 
 __all__ = ["LeNet5", "shifted_copies", "predict", "confusion_matrix", "feature_maps", "conv_filters"]
@@ -111,14 +112,9 @@ def predict(model, images: object, batch_size: int = 1000) -> np.ndarray:
     batch_size = check_count("batch_size", batch_size, low=1, high=10**9)
     parameter = next(model.parameters(), None)
     dtype = parameter.dtype if parameter is not None else torch.float32
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.no_grad():
-            out = [model(torch.tensor(images[i:i + batch_size], dtype=dtype)).argmax(1)
-                   for i in range(0, len(images), batch_size)]
-    finally:
-        model.train(was_training)
+    with evaluating(model):
+        out = [model(torch.tensor(images[i:i + batch_size], dtype=dtype)).argmax(1)
+               for i in range(0, len(images), batch_size)]
     return torch.cat(out).numpy().astype(np.int64)
 
 
@@ -158,13 +154,10 @@ def feature_maps(model, images: object) -> dict[str, np.ndarray]:
     captured = {}
     hooks = [layer.register_forward_hook(lambda _m, _in, out, name=name: captured.__setitem__(name, out))
              for name, layer in layers.items()]
-    was_training = model.training
-    model.eval()
     try:
-        with torch.no_grad():
+        with evaluating(model):
             model(torch.tensor(images, dtype=parameter.dtype))
     finally:
-        model.train(was_training)
         for hook in hooks:
             hook.remove()
     return {name: captured[name].numpy().astype(np.float64) for name in layers if name in captured}

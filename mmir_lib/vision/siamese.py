@@ -27,6 +27,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..training import evaluating
 from ..validation import check_array, check_bool, check_count, check_instance, check_number, check_same_length
 
 __all__ = ["EmbeddingNet", "triplet_loss", "sample_triplets", "sample_pairs", "embed", "roc_curve", "roc_auc",
@@ -124,15 +125,10 @@ def embed(model, images, batch_size: int = 512) -> np.ndarray:
     check_instance("model", model, nn.Module)
     images = check_array("images", images, ndim=3)
     batch_size = check_count("batch_size", batch_size, low=1)
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.no_grad():
-            x = torch.from_numpy(images.astype(np.float32))[:, None]
-            return np.concatenate([model(x[i:i + batch_size]).double().numpy()
-                                   for i in range(0, len(x), batch_size)] or [np.zeros((0, 0))])
-    finally:
-        model.train(was_training)
+    with evaluating(model):
+        x = torch.from_numpy(images.astype(np.float32))[:, None]
+        return np.concatenate([model(x[i:i + batch_size]).double().numpy()
+                               for i in range(0, len(x), batch_size)] or [np.zeros((0, 0))])
 
 
 def roc_curve(scores, positive) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

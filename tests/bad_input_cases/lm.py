@@ -85,6 +85,7 @@ CASES += [  # the held-out table
     Case(heldout.evaluate, dict(model=ngram.Uniform(_CHARACTERS), name="uniform", level="character", split="test"),
          accepts={"name": {"str"}}),
     Case(heldout.ngram_results, dict(split="test")),
+    Case(heldout.best_ngram, dict(level="character")),
     Case(heldout.unk_spelling_bits, dict(split="test")),
     Case(heldout.format_table, dict(results=[heldout.HeldOutResult("uniform", "word", "bits/word", 1.0, 0.2, 2.0,
                                                                    10, 0.0)], caption="a table"),

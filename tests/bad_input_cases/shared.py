@@ -62,6 +62,7 @@ CASES += [
          accepts={"validation": {"none"}, "seed": {"none", "zero"}, "clip_norm": {"none", "huge_int", "huge_float"},
                   "expect_decrease": {"bool"}}),
     Case(training.mean_loss, dict(model=_TRAIN_MODEL, loss_fn=_train_loss, batches=_TRAIN_BATCHES)),
+    Case(training.evaluating, dict(model=_TRAIN_MODEL)),
 ]
 
 EXEMPT = {

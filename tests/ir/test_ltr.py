@@ -401,7 +401,7 @@ def test_bad_input(toy):
         lambdarank_loss(t([1.0, 2.0]), t([1, 0]), torch.tensor([0, 1]))  # different grades, different queries
     with pytest.raises(ValueError, match="one grade only"):
         listnet_loss(t([1.0, 2.0]), t([0, 0]), torch.tensor([0, 0]))
-    with pytest.raises(ValueError, match="has 2 entries"):
+    with pytest.raises(ValueError, match="labels must have 3 entries along its first axis"):
         ranknet_loss(t([1.0, 2.0, 3.0]), t([1, 0]), torch.tensor([0, 0, 0]))
     with pytest.raises(ValueError, match="k must be >= 1"):
         delta_ndcg(t([1.0, 2.0]), t([1, 0]), k=0)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, num_characters, split_tokens, vocabulary
-from mmir_lib.lm.heldout import (KN_BEST_ORDER, SPELLING_ORDER, _spelling_bits, _unk_words, evaluate, format_table,
-                                 held_out_result, ngram_results, unk_spelling_bits)
+from mmir_lib.lm.heldout import (KN_BEST_ORDER, SPELLING_ORDER, _spelling_bits, _unk_words, best_ngram, evaluate,
+                                 format_table, held_out_result, ngram_results, unk_spelling_bits)
 from mmir_lib.lm.ngram import KneserNey, Uniform, count_ngrams
 from mmir_lib.tables import Table
 
@@ -79,6 +79,16 @@ def test_ngram_rows(table):
     text = repr(shown)
     assert "7-gram, Kneser-Ney" in text and "inf" in text and "<unk> spelling" in shown.headers
     assert "<table" in shown._repr_html_()
+
+
+def test_best_ngram_is_the_tables_best_row(table):
+    for level in ("character", "word"):
+        model = best_ngram(level)
+        assert isinstance(model, KneserNey) and model.order == KN_BEST_ORDER[level]
+        name = f"{KN_BEST_ORDER[level]}-gram, Kneser-Ney" if KN_BEST_ORDER[level] != 3 else "trigram, Kneser-Ney"
+        assert evaluate(model, name, level).loss == table[level, name].loss
+    with pytest.raises(ValueError, match="level must be one of"):
+        best_ngram("sentence")
 
 
 def test_kn_orders_are_the_best_on_validation():
