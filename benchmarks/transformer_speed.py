@@ -14,9 +14,9 @@ at the same training time (`make bench`).
    thread, in which the transformer reads ``t × its speed`` characters. Its validation loss
    at that point is read off its training log (the first 40,000 validation characters,
    interpolated between log entries; a point of the long run, before its learning rate has
-   decayed; before the first entry only a bound: higher than there) and set beside the LSTM checkpoint's on the same characters; then both
-   checkpoints' held-out bits per character on the test plays, beside the 7-gram
-   Kneser–Ney model's.
+   decayed; before the first entry only a bound: higher than there) and set beside the LSTM
+   checkpoint's on the same characters; then both checkpoints' held-out bits per character
+   on the test plays, beside the 7-gram Kneser–Ney model's.
 Run with ``python benchmarks/transformer_speed.py``; ``main()`` returns the table rows.
 """
 
@@ -33,11 +33,9 @@ from mmir_lib.lm import char_lm
 from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, vocabulary
 from mmir_lib.lm.heldout import held_out_result, ngram_results
 from mmir_lib.lm.neural import parameter_count
-from mmir_lib.lm.transformer import attention_from_torch, held_out_losses, load_checkpoint, training_record
+from mmir_lib.lm.transformer import (HELD_OUT_STRIDE, LOG_VALIDATION_CHARS, attention_from_torch, held_out_losses,
+                                     load_checkpoint, training_record)
 from report import best_time
-
-VALIDATION_CHARS = 40_000   # as tools/train_char_transformer.py logs
-STRIDE = 224                # as chapter V.7 scores the test plays
 
 
 def _attention_row(repeat: int) -> dict[str, str]:
@@ -91,7 +89,7 @@ def main(repeat: int = 3) -> list[dict[str, str]]:
 
     chars = vocabulary("character")
     newline = chars.index[BOUNDARY]
-    validation = corpus_ids("validation", "character")[:VALIDATION_CHARS]
+    validation = corpus_ids("validation", "character")[:LOG_VALIDATION_CHARS]
     lstm_chars = settings["epochs"] * len(train_ids)
     seconds = lstm_chars / lstm_speed
     log = record["log"]
@@ -112,7 +110,7 @@ def main(repeat: int = 3) -> list[dict[str, str]]:
     transformer.eval()
     lstm_test = held_out_result("LSTM", "character", lstm.log_loss(test, pad=newline))
     transformer_test = held_out_result("transformer", "character",
-                                       held_out_losses(transformer, test, start=newline, stride=STRIDE))
+                                       held_out_losses(transformer, test, start=newline, stride=HELD_OUT_STRIDE))
     rows.append({"measure": f"checkpoints, held-out bits/char on the test plays (7-gram Kneser-Ney: "
                             f"{kn7.bits_per_char:.3f})",
                  "LSTM": f"{lstm_test.bits_per_char:.3f}", "transformer": f"{transformer_test.bits_per_char:.3f}"})

@@ -10,7 +10,7 @@ same ones), AdamW with a linear warm-up and a cosine decay over ``--steps``, gra
 clipping and the thread count (``--threads``, 2 by default: a run on another thread
 count adds in another order and drifts in the last bits). Every ``--every`` steps it
 logs the mean training loss and the validation loss on the first
-:data:`VALIDATION_CHARS` characters of the validation plays, and saves two files (also
+:data:`~mmir_lib.lm.transformer.LOG_VALIDATION_CHARS` characters of the validation plays, and saves two files (also
 when ``--stop-after`` stops it; each written to a temporary file, then renamed):
 
 * ``--state`` (not committed): model, optimiser and step, in float32, to resume;
@@ -39,7 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, vocabulary  # noqa: E402
-from mmir_lib.lm.transformer import CharTransformer, TransformerConfig, held_out_losses  # noqa: E402
+from mmir_lib.lm.transformer import (CharTransformer, LOG_VALIDATION_CHARS, TransformerConfig,  # noqa: E402
+                                     held_out_losses)
 
 SEED = 0
 BATCH = 32
@@ -47,7 +48,6 @@ PEAK_LR, FINAL_LR, WARMUP = 2e-3, 1e-4, 500
 BETAS = (0.9, 0.99)
 THREADS = 2
 WEIGHT_DECAY, CLIP = 0.1, 1.0
-VALIDATION_CHARS = 40_000
 # No dropout: 1.8M parameters read the 3.5M training characters about ten times, too few to
 # overfit (the validation log shows it), and dropout costs 1.7x the time of a step on a CPU.
 CONFIG = dict(context=256, width=192, layers=4, heads=4, dropout=0.0)
@@ -103,7 +103,7 @@ def main() -> None:
     torch.manual_seed(SEED)
     torch.use_deterministic_algorithms(True)
     train = torch.from_numpy(corpus_ids("train", "character").astype(np.int64))
-    validation = corpus_ids("validation", "character")[:VALIDATION_CHARS]
+    validation = corpus_ids("validation", "character")[:LOG_VALIDATION_CHARS]
     model = CharTransformer(TransformerConfig(vocab_size=len(vocabulary("character")), **CONFIG))
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]

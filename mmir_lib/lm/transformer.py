@@ -65,7 +65,7 @@ from .attention import MAX_LENGTH, merge_heads, scaled_dot_product_attention, sp
 
 __all__ = ["TransformerConfig", "CharTransformer", "MultiHeadAttention", "attention_from_torch", "layer_norm",
            "sinusoidal_positions", "held_out_losses", "load_checkpoint", "training_record", "IMPLEMENTATIONS",
-           "CHECKPOINT"]
+           "CHECKPOINT", "LOG_VALIDATION_CHARS", "HELD_OUT_STRIDE"]
 
 #: How attention is computed: V.6's function written out ("book") or torch's fused kernel ("fused").
 IMPLEMENTATIONS = ("fused", "book")
@@ -456,6 +456,11 @@ def held_out_losses(model: CharTransformer, ids: object, start: int, stride: int
 
 #: Where ``tools/train_char_transformer.py`` writes the chapter's model (inside the package).
 CHECKPOINT = "checkpoints/char_transformer.pt"
+#: The training log's validation loss is measured on this many first validation characters.
+LOG_VALIDATION_CHARS = 40_000
+#: The stride at which the book scores the checkpoint on held-out text (:func:`held_out_losses`
+#: with T = 256: every character read with at least 33 characters of context).
+HELD_OUT_STRIDE = 224
 
 
 @functools.lru_cache(maxsize=1)
@@ -480,7 +485,7 @@ def training_record() -> dict:
     """What the training script stored beside the weights: ``steps``, ``tokens`` (characters
     read, steps × batch × context) and ``log``, a list of dicts with the ``step``, the
     learning rate ``lr``, the mean training loss since the last entry ``train_bits`` and the
-    ``validation_bits`` on the first 40,000 validation characters, both in bits per
+    ``validation_bits`` on the first :data:`LOG_VALIDATION_CHARS` validation characters, both in bits per
     character, and the wall-clock ``minutes`` since the run (or its last resumption) began."""
     saved = _saved_checkpoint()
     return {"steps": saved["steps"], "tokens": saved["tokens"], "log": [dict(entry) for entry in saved["log"]]}

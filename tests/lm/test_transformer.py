@@ -22,9 +22,9 @@ from mmir_lib.lm.attention import causal_mask, padding_mask
 from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, vocabulary
 from mmir_lib.lm.heldout import held_out_result
 from mmir_lib.lm.sampling import generate
-from mmir_lib.lm.transformer import (CharTransformer, MultiHeadAttention, TransformerConfig, attention_from_torch,
-                                     held_out_losses, layer_norm, load_checkpoint, sinusoidal_positions,
-                                     training_record)
+from mmir_lib.lm.transformer import (HELD_OUT_STRIDE, CharTransformer, MultiHeadAttention, TransformerConfig,
+                                     attention_from_torch, held_out_losses, layer_norm, load_checkpoint,
+                                     sinusoidal_positions, training_record)
 
 TOL = 1e-12
 ROOT = Path(__file__).resolve().parents[2]
@@ -351,9 +351,10 @@ CHECKPOINT_TEST_BPC = 1.93
 def test_the_checkpoints_held_out_bits_per_character():
     model, record = load_checkpoint(), training_record()
     assert not model.training and model.embedding.weight.dtype == torch.float32
-    assert record["tokens"] == record["steps"] * 32 * model.config.context and record["log"][-1]["step"] == record["steps"]
+    assert record["tokens"] == record["steps"] * training_script().BATCH * model.config.context
+    assert record["log"][-1]["step"] == record["steps"]
     ids = corpus_ids("test", "character")
-    losses = held_out_losses(model, ids, start=vocabulary("character").index[BOUNDARY], stride=224)  # as the chapter
+    losses = held_out_losses(model, ids, start=vocabulary("character").index[BOUNDARY], stride=HELD_OUT_STRIDE)
     assert round(held_out_result("transformer", "character", losses).bits_per_char, 2) == CHECKPOINT_TEST_BPC
 
 
@@ -459,7 +460,7 @@ def test_a_stopped_and_resumed_run_ends_where_an_uninterrupted_one_does(tmp_path
     stream = np.random.default_rng(0).integers(0, 77, 2000)
     monkeypatch.setattr(script, "corpus_ids", lambda split, level: stream)
     monkeypatch.setattr(script, "CONFIG", dict(context=8, width=8, layers=1, heads=2, dropout=0.1))
-    monkeypatch.setattr(script, "VALIDATION_CHARS", 50)
+    monkeypatch.setattr(script, "LOG_VALIDATION_CHARS", 50)
     monkeypatch.setattr(script, "BATCH", 4)
     threads, deterministic = torch.get_num_threads(), torch.are_deterministic_algorithms_enabled()
 
