@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..validation import check_array, check_choice, check_count, check_number, check_optional, describe
-from .trec import check_docnos, check_judgements, check_qrels, run_rankings
+from .trec import _trec_ranks, check_docnos, check_judgements, check_qrels, run_scores
 
 __all__ = [
     "CUTOFFS",
@@ -89,12 +89,28 @@ class _Judged:
     the judgements); the rest is derived once, when a measure first asks for it.
     """
 
-    def __init__(self, ranking: Sequence[str], judgements: Mapping[str, int]):
+    def __init__(self, grades: np.ndarray, judgements: Mapping[str, int]):
+        self.grades = grades  # (n,) int
+        self.judged = np.fromiter(judgements.values(), np.int64, len(judgements))  # (m,) every grade
+        self.num_ret = len(grades)
+        self.num_rel = int(np.count_nonzero(self.judged >= RELEVANT))  # R
+
+    @classmethod
+    def of_ranking(cls, ranking: Sequence[str], judgements: Mapping[str, int]) -> _Judged:
+        """Each ranked docno looked up in the judgements."""
         n = len(ranking)
-        self.grades = np.fromiter(map(judgements.get, ranking, repeat(UNJUDGED, n)), np.int64, n)  # (n,)
-        self.judgements = judgements
-        self.num_ret = len(self.grades)
-        self.num_rel = sum(1 for g in judgements.values() if g >= RELEVANT)  # R
+        return cls(np.fromiter(map(judgements.get, ranking, repeat(UNJUDGED, n)), np.int64, n), judgements)
+
+    @classmethod
+    def of_query(cls, doc_scores: Mapping[str, float], scores: np.ndarray,
+                 judgements: Mapping[str, int]) -> _Judged:
+        """A checked query of a run (``scores`` in its mapping's order): only the judged
+        documents it retrieved are ranked, usually far fewer than it retrieved."""
+        grades = np.full(len(scores), UNJUDGED, dtype=np.int64)
+        found = list(judgements.keys() & doc_scores.keys())
+        if found:
+            grades[_trec_ranks(doc_scores, scores, found)] = [judgements[docno] for docno in found]
+        return cls(grades, judgements)
 
     @cached_property
     def relevant(self) -> np.ndarray:  # (n,) bool
@@ -124,7 +140,7 @@ class _Judged:
 
     @cached_property
     def ideal_gains(self) -> np.ndarray:  # every positive grade in the judgements, largest first
-        return -np.sort(-np.array([g for g in self.judgements.values() if g > 0], dtype=np.float64))
+        return -np.sort(-self.judged[self.judged > 0].astype(np.float64))
 
     def hits_at(self, k: int) -> int:
         """Relevant documents among the top k."""
@@ -140,7 +156,7 @@ def _judge(ranking: Sequence[str], judgements: Mapping[str, int]) -> _Judged:
         duplicate = next(d for d in ranking if d in seen or seen.add(d))
         raise ValueError(f"ranking lists {duplicate!r} twice; a document can be retrieved only once")
     check_judgements(judgements)
-    return _Judged(ranking, judgements)
+    return _Judged.of_ranking(ranking, judgements)
 
 
 # ---- set-based measures --------------------------------------------------------------
@@ -677,7 +693,7 @@ def evaluate(
     >>> evaluate(run, qrels, "recip_rank", missing="zero")
     {'q1': {'recip_rank': 1.0}, 'q2': {'recip_rank': 0.0}, 'q3': {'recip_rank': 0.0}}
     """
-    rankings = run_rankings("run", run)  # each query checked once, then ranked
+    queries = run_scores("run", run)  # each query checked once
     check_qrels("qrels", qrels)
     plan = _check_measures(measures)
     check_choice("missing", missing, ("skip", "zero"))
@@ -685,13 +701,12 @@ def evaluate(
     for qid, judgements in qrels.items():
         if not judgements:
             continue
-        if qid in rankings:
-            ranking = rankings[qid]
+        if qid in queries:
+            judged = _Judged.of_query(run[qid], queries[qid], judgements)
         elif missing == "zero":
-            ranking = []
+            judged = _Judged.of_ranking([], judgements)
         else:
             continue
-        judged = _Judged(ranking, judgements)
         results[qid] = {key: fn(judged) for key, fn in plan.items()}
     return results
 

@@ -27,7 +27,8 @@ A run's rank field is **not** what trec_eval evaluates: it re-sorts every query'
 documents by score, highest first, comparing scores as single-precision floats (C
 ``float``), and breaks ties by docno in *descending* string order.
 :func:`trec_ranking` applies exactly that rule, :func:`write_run` writes ranks that
-agree with it, and the evaluation module ranks with it.
+agree with it, and the evaluation module places the judged documents by it
+(without ranking the rest: see ``_trec_ranks``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TextIO
@@ -56,6 +59,7 @@ __all__ = [
     "read_run",
     "read_topics",
     "run_rankings",
+    "run_scores",
     "trec_ranking",
     "write_qrels",
     "write_run",
@@ -256,7 +260,18 @@ def run_rankings(name: str, run: object) -> dict[str, list[str]]:
     >>> run_rankings("run", {"q1": {"d1": 0.5, "d2": 0.9}})
     {'q1': ['d2', 'd1']}
     """
-    return {qid: _ranked(*_checked_query(name, qid, doc_scores)) for qid, doc_scores in _checked_run(name, run)}
+    return {qid: _ranked(doc_scores, _checked_query(name, qid, doc_scores))
+            for qid, doc_scores in _checked_run(name, run)}
+
+
+def run_scores(name: str, run: object) -> dict[str, np.ndarray]:
+    """``run`` checked as :func:`check_run` does: ``{qid: scores}``, each query's scores
+    as a float64 array in the order of its mapping.
+
+    >>> run_scores("run", {"q1": {"d1": 1, "d2": 0.5}})
+    {'q1': array([1. , 0.5])}
+    """
+    return {qid: _checked_query(name, qid, doc_scores) for qid, doc_scores in _checked_run(name, run)}
 
 
 def _checked_run(name: str, run: object):
@@ -266,7 +281,7 @@ def _checked_run(name: str, run: object):
     return run.items()
 
 
-def _checked_query(name: str, qid: object, doc_scores: object) -> tuple[list[str], np.ndarray]:
+def _checked_query(name: str, qid: object, doc_scores: object) -> np.ndarray:
     try:
         _check_id("qid", qid)
         return _check_scores(doc_scores)
@@ -276,23 +291,32 @@ def _checked_query(name: str, qid: object, doc_scores: object) -> tuple[list[str
 
 # ---- the trec_eval ranking rule ------------------------------------------------------
 
-def _check_scores(doc_scores: object) -> tuple[list[str], np.ndarray]:
-    """One query's {docno: score}, checked: its docnos in descending order, and their
-    scores as a float64 array."""
+def _check_scores(doc_scores: object) -> np.ndarray:
+    """One query's {docno: score}, checked: its scores as a float64 array, in the
+    mapping's order."""
     if not isinstance(doc_scores, Mapping):
         raise TypeError(f"doc_scores must be a mapping {{docno: score}}, got {describe(doc_scores)}")
     check_docnos(doc_scores, "doc_scores")
-    docnos = sorted(doc_scores, reverse=True)  # the tie-break order...
-    values = list(map(doc_scores.__getitem__, docnos))
+    values = doc_scores.values()
     if not all(_is_score_type(kind) for kind in set(map(type, values))):
-        docno = next(d for d, v in zip(docnos, values) if not _is_score_type(type(v)))
+        docno = next(d for d, v in doc_scores.items() if not _is_score_type(type(v)))
         raise TypeError(f"scores must be real numbers, got {type(doc_scores[docno]).__name__} for {docno!r}")
-    scores = np.array(values, dtype=np.float64)
+    try:
+        scores = np.fromiter(values, np.float64, len(doc_scores))
+    except OverflowError:  # a Python int beyond float64's range
+        docno = next(d for d, v in doc_scores.items() if abs(v) > sys.float_info.max)
+        raise ValueError(f"scores must be finite, got an int beyond float64's range for {docno!r}") from None
     finite = np.isfinite(scores)
     if not finite.all():
-        bad = docnos[int(np.argmin(finite))]
+        bad = list(doc_scores)[int(np.argmin(finite))]
         raise ValueError(f"scores must be finite, got {doc_scores[bad]!r} for {bad!r}")
-    return docnos, scores
+    return scores
+
+
+def _float32(scores: np.ndarray) -> np.ndarray:
+    """Scores as trec_eval stores them, C floats (beyond ±3.4e38 they are ±inf there too)."""
+    with np.errstate(over="ignore"):
+        return scores.astype(np.float32)
 
 
 def trec_ranking(doc_scores: Mapping[str, float]) -> list[str]:
@@ -317,15 +341,42 @@ def trec_ranking(doc_scores: Mapping[str, float]) -> list[str]:
     >>> trec_ranking({"a": 1.0 + 1e-9, "b": 1.0})  # equal as float32: a tie, so b first
     ['b', 'a']
     """
-    return _ranked(*_check_scores(doc_scores))
+    return _ranked(doc_scores, _check_scores(doc_scores))
 
 
-def _ranked(docnos: list[str], scores: np.ndarray) -> list[str]:
-    """Checked docnos (in descending order) and their scores, ranked by trec_eval's rule."""
-    with np.errstate(over="ignore"):  # beyond ±3.4e38 a float32 is ±inf, in trec_eval too
-        scores32 = scores.astype(np.float32)
-    order = np.argsort(-scores32, kind="stable")  # ...kept among equal scores by a stable sort
-    return np.array(docnos, dtype=object)[order].tolist()
+def _ranked(doc_scores: Mapping[str, float], scores: np.ndarray) -> list[str]:
+    """A checked query (``scores`` in the mapping's order) ranked by trec_eval's rule."""
+    docnos = list(doc_scores)
+    by_docno = sorted(range(len(docnos)), key=docnos.__getitem__, reverse=True)  # the tie-break order...
+    order = np.argsort(-_float32(scores)[by_docno], kind="stable")  # ...kept among equal scores
+    return [docnos[by_docno[i]] for i in order.tolist()]
+
+
+def _trec_ranks(doc_scores: Mapping[str, float], scores: np.ndarray, docnos: Sequence[str]) -> np.ndarray:
+    """The 0-based ranks trec_eval gives ``docnos`` (some keys of a checked query) without
+    ranking the rest of the query: (m,) int.
+
+    rank(d) = #{documents scoring higher than d} + #{documents scoring the same with a
+    larger docno}. The first term is a binary search in the sorted scores; only the tie
+    groups that hold one of ``docnos`` have their docnos sorted, so a query pays for
+    sorting strings only where its ties meet the documents asked about (evaluation asks
+    about the judged ones, usually a few of the retrieved).
+    """
+    scores32 = _float32(scores)
+    own = _float32(np.array([doc_scores[d] for d in docnos], dtype=np.float64))  # (m,)
+    descending = np.sort(-scores32)
+    ranks = np.searchsorted(descending, -own, side="left")  # documents scoring higher
+    group_sizes = np.searchsorted(descending, -own, side="right") - ranks
+    tied: dict[float, list[int]] = {}
+    for i in np.flatnonzero(group_sizes > 1).tolist():
+        tied.setdefault(float(own[i]), []).append(i)
+    if tied:
+        keys = list(doc_scores)
+        for score, asked in tied.items():
+            group = sorted(keys[j] for j in np.flatnonzero(scores32 == score).tolist())
+            for i in asked:
+                ranks[i] += len(group) - bisect_right(group, docnos[i])  # larger docnos come first
+    return ranks
 
 
 # ---- qrels ------------------------------------------------------------------------

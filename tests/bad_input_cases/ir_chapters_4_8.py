@@ -83,6 +83,7 @@ CASES = [
     Case(trec.check_qrels, dict(name="qrels", qrels=QRELS), accepts={"name": {"str"}, "qrels": {"empty_list"}}),
     Case(trec.check_run, dict(name="run", run=RUN), accepts={"name": {"str"}, "run": {"empty_list"}}),
     Case(trec.run_rankings, dict(name="run", run=RUN), accepts={"name": {"str"}, "run": {"empty_list"}}),
+    Case(trec.run_scores, dict(name="run", run=RUN), accepts={"name": {"str"}, "run": {"empty_list"}}),
     Case(trec.check_queries, dict(name="queries", queries=QUERIES), accepts={"name": {"str"}}),
     Case(trec.read_qrels, dict(source=["1 0 d1 2", "1 0 d7 0"]), accepts={"source": {"empty_list"}}),
     Case(trec.read_run, dict(source=["1 Q0 d3 1 12.5 bm25"]), accepts={"source": {"empty_list"}}),

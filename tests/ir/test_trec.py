@@ -6,7 +6,8 @@ import pytrec_eval
 from hypothesis import given, settings, strategies as st
 
 from mmir_lib.ir.trec import (
-    Topic, read_qrels, read_run, read_topics, trec_ranking, write_qrels, write_run, write_topics,
+    Topic, _trec_ranks, read_qrels, read_run, read_topics, run_scores, trec_ranking, write_qrels, write_run,
+    write_topics,
 )
 
 # ---- strategies ---------------------------------------------------------------------
@@ -52,6 +53,31 @@ def test_ranking_equals_pytrec_eval_on_near_ties():
         assert evaluator.evaluate({"q": scores})["q"]["P_1"] == 1.0
 
 
+# scores from a few values (many ties), some equal only as float32, and docnos that
+# differ in case, length and script, so that the docno order decides often
+tied_scores = st.sampled_from([0.0, -0.0, 1.0, 1.0 + 1e-9, 2.5, -3.0, 3e38, 4e38, -4e38, 7])
+query_strategy = st.dictionaries(ids, st.one_of(tied_scores, finite), min_size=1, max_size=30)
+
+
+@given(query_strategy, st.data())
+@settings(max_examples=300, deadline=None)
+def test_ranks_of_some_docnos_equal_their_places_in_the_full_ranking(doc_scores, data):
+    # the ranks evaluation takes for the judged documents only, against the whole ranking
+    asked = data.draw(st.lists(st.sampled_from(sorted(doc_scores)), unique=True, max_size=len(doc_scores)))
+    ranking = trec_ranking(doc_scores)
+    scores = run_scores("run", {"q": doc_scores})["q"]
+    assert _trec_ranks(doc_scores, scores, asked).tolist() == [ranking.index(d) for d in asked]
+
+
+def test_ranks_when_every_score_ties():
+    # one tie group of 500 documents: ranks are the docnos' descending order
+    doc_scores = {f"d{i}": 1.0 for i in range(500)}
+    asked = ["d0", "d499", "d99", "d1"]
+    expected = sorted(doc_scores, reverse=True)
+    ranks = _trec_ranks(doc_scores, run_scores("run", {"q": doc_scores})["q"], asked)
+    assert ranks.tolist() == [expected.index(d) for d in asked] == [499, 55, 0, 498]
+
+
 @pytest.mark.parametrize("scores, error, match", [
     ({"d1": float("nan")}, ValueError, "finite"),
     ({"d1": float("inf")}, ValueError, "finite"),
@@ -59,6 +85,7 @@ def test_ranking_equals_pytrec_eval_on_near_ties():
     ({"d1": True}, TypeError, "real numbers"),
     ({1: 1.0}, TypeError, "docnos must be str"),
     ([("d1", 1.0)], TypeError, "mapping"),
+    ({"d1": 10**400}, ValueError, "beyond float64's range for 'd1'"),
 ])
 def test_ranking_bad_input(scores, error, match):
     with pytest.raises(error, match=match):
