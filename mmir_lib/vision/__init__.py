@@ -52,7 +52,7 @@ from .kernels import (
     scharr_kernels, sharpen_kernel, sobel_kernels,
 )
 from .sift import (Keypoints, SiftPyramid, assign_orientations, describe_keypoints, detect_keypoints,
-                   histogram_peaks, orientation_histograms, sift_features, sift_pyramid)
+                   histogram_peaks, orientation_histograms, sift_features, sift_features_of, sift_pyramid)
 from .transforms import add_noise, adjust_brightness, jpeg, similarity_matrix, transform_points, warp
 from .matching import Matches, cross_check, nearest_neighbours, pairwise_distances, ratio_test
 from .kdtree import KDTree, SearchCounts
@@ -73,7 +73,7 @@ __all__ = [
     "find_blobs", "find_dog_blobs",
     "similarity_matrix", "transform_points", "warp", "adjust_brightness", "add_noise", "jpeg",
     "Keypoints", "SiftPyramid", "sift_pyramid", "detect_keypoints", "orientation_histograms", "histogram_peaks",
-    "assign_orientations", "describe_keypoints", "sift_features",
+    "assign_orientations", "describe_keypoints", "sift_features", "sift_features_of",
     "pairwise_distances", "nearest_neighbours", "Matches", "ratio_test", "cross_check",
     "KDTree", "SearchCounts",
     "LSHIndex", "collision_probability", "candidate_probability",

@@ -41,17 +41,20 @@ screen). A keypoint's ``sigma`` is its scale in input pixels.
 
 from __future__ import annotations
 
+import multiprocessing
+from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..validation import check_array, check_bool, check_count, check_number, describe
+from ..validation import check_array, check_bool, check_count, check_mapping, check_number, describe
 from .derivatives import gaussian_filter
 from .images import check_image
 from .scale_space import local_maxima_3d
 
 __all__ = ["Keypoints", "SiftPyramid", "sift_pyramid", "detect_keypoints", "orientation_histograms",
-           "histogram_peaks", "assign_orientations", "describe_keypoints", "sift_features"]
+           "histogram_peaks", "assign_orientations", "describe_keypoints", "sift_features", "sift_features_of"]
 
 ORIENTATION_BINS = 36
 CELLS = 4             # the descriptor's grid is CELLS × CELLS cells ...
@@ -421,3 +424,24 @@ def sift_features(image: object, contrast_threshold: float = 0.04, edge_ratio: f
     pyramid = sift_pyramid(image, double=double)
     keypoints = assign_orientations(pyramid, detect_keypoints(pyramid, contrast_threshold, edge_ratio), peak_ratio)
     return keypoints, describe_keypoints(pyramid, keypoints)
+
+
+def sift_features_of(images: Mapping[str, object], workers: int = 2) -> dict[str, tuple[Keypoints, np.ndarray]]:
+    """:func:`sift_features` of every image of ``{name: image}``, shared out over
+    ``workers`` processes: ``{name: (keypoints, descriptors)}``, in the mapping's order.
+
+    Each image's features depend on that image alone, so the result is the one a loop
+    over the images gives, whatever the number of workers; only the time changes (a
+    collection of a hundred images takes about half as long on two cores). Processes,
+    not threads, because most of the work is Python-level loops that hold the GIL.
+    """
+    check_mapping("images", images)
+    workers = check_count("workers", workers, low=1, high=64)
+    names = list(images)
+    checked = [check_image(f"images[{name!r}]", images[name], channels=False, unit=True) for name in names]
+    if workers == 1 or len(checked) < 2:
+        return dict(zip(names, map(sift_features, checked)))
+    # fork where there is one (Linux): the workers start at once, with the library loaded
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    with ProcessPoolExecutor(min(workers, len(checked)), mp_context=multiprocessing.get_context(method)) as pool:
+        return dict(zip(names, pool.map(sift_features, checked)))

@@ -143,6 +143,7 @@ CASES += [  # transforms and SIFT (II.6)
          accepts={"quantize": {"bool"}}),
     Case(sift.sift_features, dict(image=PATCH, contrast_threshold=0.04, edge_ratio=10.0, peak_ratio=0.8, double=True),
          accepts={"contrast_threshold": {"zero"}, "double": {"bool"}}),
+    Case(sift.sift_features_of, dict(images={"a": PATCH, "b": PATCH}, workers=2)),
 ]
 
 _SIGNED = {"zero", "negative", "negative_float"}

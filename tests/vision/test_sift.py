@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from mmir_lib.vision import load_photo
 from mmir_lib.vision.sift import (Keypoints, assign_orientations, describe_keypoints, detect_keypoints,
-                                  histogram_peaks, orientation_histograms, sift_features, sift_pyramid)
+                                  histogram_peaks, orientation_histograms, sift_features, sift_features_of,
+                                  sift_pyramid)
 from mmir_lib.vision.transforms import similarity_matrix, transform_points, warp
 
 CROP = load_photo("camera", gray=True)[100:356, 100:356]
@@ -192,7 +193,22 @@ def test_keypoints_take_and_concatenate(crop_features):
     (lambda: detect_keypoints("pyramid"), TypeError, "pyramid"),
     (lambda: describe_keypoints(sift_pyramid(CROP), "keypoints"), TypeError, "keypoints"),
     (lambda: histogram_peaks(-np.ones((1, 36))), ValueError, "histograms"),
+    (lambda: sift_features_of([CROP]), TypeError, "images must be a mapping"),
+    (lambda: sift_features_of({"a": CROP, "b": np.zeros((40, 40, 3))}), ValueError, r"images\['b'\]"),
+    (lambda: sift_features_of({"a": CROP}, workers=0), ValueError, "workers"),
 ])
 def test_bad_input(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_features_of_many_images_equal_one_by_one(crop_features, workers):
+    # the work is shared out over processes; each image's result must not change
+    images = {"crop": CROP, "uint8 turned": (255 * np.rot90(CROP)).round().astype(np.uint8), "small": CROP[::2, ::2]}
+    result = sift_features_of(images, workers=workers)
+    assert list(result) == list(images)
+    for name, image in images.items():
+        keypoints, descriptors = sift_features(image)
+        assert np.array_equal(result[name][0].xy, keypoints.xy) and np.array_equal(result[name][1], descriptors)
+    assert np.array_equal(result["crop"][1], crop_features[1]) and len(result["small"][1]) > 0
