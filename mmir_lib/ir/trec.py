@@ -44,7 +44,7 @@ from typing import TextIO
 
 import numpy as np
 
-from ..validation import check_list, check_mapping, check_str, describe
+from ..validation import check_list, check_str, describe
 
 __all__ = [
     "Qrels",
