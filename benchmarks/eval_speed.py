@@ -17,6 +17,7 @@ import pytrec_eval
 from mmir_lib.ir.evaluation import evaluate
 
 MEASURES = ["map", "ndcg_cut_10", "P_10", "recip_rank"]
+TARGET = 1.0  # at most pytrec_eval's time
 
 
 def random_collection(num_queries: int = 1000, depth: int = 1000, judged: int = 200, seed: int = 0):

@@ -54,6 +54,7 @@ class Settings:
 
 
 SETTINGS = Settings()
+TARGET = 1.5  # at most this many times gensim's processor time per epoch
 _WORD = re.compile(r"[a-z]")
 
 
