@@ -18,6 +18,8 @@ NPY_DISABLE_CPU_FEATURES  numpy's dispatched loops (sums, exp, log, comparisons)
                     targets leaves the narrower ones
 OPENBLAS_CORETYPE   the BLAS kernels of numpy's and scipy's matrix products:
                     ``Haswell`` (AVX2) or ``Nehalem`` (SSE4.2)
+MKL_CBWR            the branch of Intel MKL, torch's BLAS (``AVX2``, ``SSE4_2``, …;
+                    ``ATEN_CPU_CAPABILITY`` does not reach it)
 OMP_NUM_THREADS     thread pools at start-up (``setup_chapter`` then fixes them
                     to ``mmir_lib.chapter.THREADS``; a chapter that computed before
                     calling it would show up here)
@@ -27,13 +29,22 @@ The second code path (one, chosen by what the CPU has; each path re-runs every c
 so a third would cost a third more of `make test`'s time):
 
 * on an AVX-512 CPU, ``avx2``: torch AVX2, numpy without AVX-512, OpenBLAS Haswell,
-  1 thread at start -- the code path of most readers' laptops;
+  MKL's AVX2 branch, 1 thread at start -- the code path of most readers' laptops;
 * otherwise, ``baseline``: torch default, numpy without AVX2 and AVX-512, OpenBLAS
   Nehalem, 3 threads at start.
 
-Measured on this project's machine (AMD EPYC, AVX-512): chapter I.8 once printed an
+Measured on a machine of this project's kind (AMD EPYC, AVX-512): chapter I.8 once printed an
 exact equality of two rankings that held under AVX-512 and the baseline path and
 failed under AVX2; this check is what catches such a claim before it lands.
+
+MKL also picks its code by CPU *vendor*, and that no setting reproduces: on an AMD EPYC
+(AVX-512) IV.4 once printed a difference of ``4e-17`` between two hidden units where
+Intel printed ``0``; on this project's Intel Xeon (AVX-512) the same cell printed ``0``
+under ``MKL_CBWR`` = ``AVX2``, ``SSE4_2``, ``AVX``, ``SSE4_1`` and ``COMPATIBLE`` and
+``MKL_ENABLE_INSTRUCTIONS`` = ``AVX2`` and ``SSE4_2`` (measured 2026-11-28). That class
+of difference is caught at its source instead: ``tests/test_book_source.py`` fails on
+any stored output that prints floating-point residue (a zero of algebra, or a number
+below 1e-9) as a measurement.
 
 With ``--native`` first, the native path (no knob set) runs too, and with
 ``--beside ARGS`` a plain ``pytest ARGS`` (the unit tests) runs beside them: `make test`
@@ -84,7 +95,7 @@ def paths(cpu: dict) -> dict[str, dict[str, str]]:
     has_avx2 = {"AVX2", "FMA3"} <= cpu["features"]
     if has_avx2 and cpu["torch"] not in ("AVX2", "DEFAULT"):
         found = {"avx2": {"ATEN_CPU_CAPABILITY": "avx2", "NPY_DISABLE_CPU_FEATURES": without(NUMPY_AVX512),
-                          "OPENBLAS_CORETYPE": "Haswell", "OMP_NUM_THREADS": "1"}}
+                          "OPENBLAS_CORETYPE": "Haswell", "MKL_CBWR": "AVX2", "OMP_NUM_THREADS": "1"}}
     else:
         found = {"baseline": {"ATEN_CPU_CAPABILITY": "default",
                               "NPY_DISABLE_CPU_FEATURES": without(NUMPY_AVX512 + NUMPY_AVX2),
