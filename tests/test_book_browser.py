@@ -201,17 +201,21 @@ def test_figures_have_alt_text_and_caption(browser, path):
         page.close()
 
 
-# Elements of the article wider than its column (or starting left of it), unless an
+# Elements of the article wider than their column (or starting left of it), unless an
 # ancestor inside the column scrolls sideways (overflow-x auto or scroll). Clipping
 # (overflow hidden) does not count: the reader would not know that something is cut off.
-# Margin notes (aside.margin) sit beside the column on purpose.
-_SPILLS = """a => { const b = a.getBoundingClientRect(), s = getComputedStyle(a), out = [];
-  const box = {left: b.left + parseFloat(s.paddingLeft), right: b.right - parseFloat(s.paddingRight)};
-  box.width = box.right - box.left;
-  const fits = r => r.left >= box.left - 1 && r.right <= box.right + 1;
-  for (const e of a.querySelectorAll('table, pre, img, mjx-container[display="true"], .cell_output > *, .mmir-widget')) {
-    const r = e.getBoundingClientRect();
-    if (r.width === 0 || fits(r) || e.closest('aside')) continue;
+# A margin note (aside) is a column of its own: what is in it must fit the note. Math
+# counts inline too (a long formula in a sentence is cut off as surely as a display).
+_SPILLS = """a => { const out = [];
+  const inner = el => { const b = el.getBoundingClientRect(), s = getComputedStyle(el);
+    const box = {left: b.left + parseFloat(s.paddingLeft), right: b.right - parseFloat(s.paddingRight)};
+    box.width = box.right - box.left; return box; };
+  const article = inner(a);
+  for (const e of a.querySelectorAll('table, pre, img, mjx-container, .cell_output > *, .mmir-widget')) {
+    const r = e.getBoundingClientRect(), note = e.closest('aside'), box = note ? inner(note) : article;
+    const fits = r => r.left >= box.left - 1 && r.right <= box.right + 1;
+    if (r.width === 0 || fits(r)) continue;
+    if (e.tagName === 'MJX-CONTAINER' && e.parentElement.closest('mjx-container')) continue;
     let p = e, scrolls = false;
     while (p && p !== a) {
       const s = getComputedStyle(p);
@@ -220,7 +224,7 @@ _SPILLS = """a => { const b = a.getBoundingClientRect(), s = getComputedStyle(a)
       p = p.parentElement;
     }
     if (!scrolls) out.push(`${e.tagName.toLowerCase()}.${[...e.classList].join('.')} ` +
-                           `${Math.round(r.width)} px in a ${Math.round(box.width)} px column`);
+                           `${Math.round(r.width)} px in a ${Math.round(box.width)} px ${note ? 'margin note' : 'column'}`);
   }
   return out; }"""
 
@@ -242,6 +246,8 @@ def test_nothing_spills_out_of_the_column(browser, path, width):
             return
         spills = page.eval_on_selector("article", _SPILLS)
         assert spills == [], f"at {width} px, wider than the column and not scrollable: {spills[:8]}"
+        page_width = page.evaluate("document.documentElement.scrollWidth")
+        assert page_width <= width + 1, f"at {width} px the page scrolls sideways ({page_width} px wide)"
         if width >= 1000:  # on a desktop, every table fits the column without scrolling
             column, widths = page.eval_on_selector("article", _TABLE_WIDTHS)
             wide = [w for w in widths if w > column + 1]
@@ -276,12 +282,19 @@ def test_solutions_hidden_until_opened(browser):
         page.close()
 
 
-@pytest.mark.parametrize("word", ["bm25", "gaussian", "sigma"])
-def test_search_ranks_chapters_first_without_latex(browser, word):
+@pytest.mark.parametrize("word, first", [("bm25", "notebooks/ir/03-bm25"), ("gaussian", None), ("sigma", None),
+                                         ("attention", "notebooks/deep/06-attention")])
+def test_search_ranks_chapters_first_without_latex(browser, word, first):
+    """Chapters before the back matter, a chapter whose title names the word first of
+    all, and summaries as plain text: no raw LaTeX, no space before punctuation."""
     page, outside, errors = open_offline(browser, HTML / "search.html")
     try:
         results = _search(page, word)
         assert results, f"no result for {word!r}"
+        if first:
+            assert results[0][0].startswith(first), f"for {word!r} {results[0][0]} ranks above {first}"
+        loose = [m for _, summary in results for m in re.findall(r"\w [,.;:)\]]|[(\[] \w", summary)]
+        assert loose == [], f"search summaries with a space before punctuation for {word!r}: {loose[:5]}"
         chapters = [i for i, (href, _) in enumerate(results) if href.startswith("notebooks/")]
         others = [i for i, (href, _) in enumerate(results) if not href.startswith("notebooks/")]
         assert chapters and (not others or max(chapters) < min(others)), \
@@ -289,5 +302,30 @@ def test_search_ranks_chapters_first_without_latex(browser, word):
         raw = [(href, m.group(0)) for href, summary in results for m in RAW_LATEX.finditer(summary)]
         assert raw == [], f"search summaries with raw LaTeX for {word!r}: {raw[:5]}"
         assert outside == [] and errors == [], (outside, errors)
+    finally:
+        page.close()
+
+
+# Results tables (mmir_lib.tables) wider than their box, and scroll boxes a keyboard
+# cannot reach (no tabindex: Tab never lands on them, so arrows cannot scroll them).
+_TABLE_BOXES = """() => [...document.querySelectorAll('.mmir-table, .mmir-widget-frame')]
+  .filter(b => b.offsetParent && b.scrollWidth > b.clientWidth + 1)
+  .map(b => [b.className, b.clientWidth, b.scrollWidth, b.getAttribute('tabindex')])"""
+
+
+@pytest.mark.parametrize("path", _CHAPTERS, ids=lambda p: str(p.relative_to(HTML)))
+def test_tables_fit_in_dark_mode_and_scroll_boxes_take_the_keyboard(browser, path):
+    page, _, _ = open_offline(browser, path)
+    try:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.evaluate("document.documentElement.dataset.theme = 'dark'")
+        page.wait_for_timeout(200)
+        boxes = page.evaluate(_TABLE_BOXES)
+        assert [b for b in boxes if b[0] == "mmir-table"] == [], f"dark mode: tables wider than their box: {boxes}"
+        page.set_viewport_size({"width": 390, "height": 900})
+        page.wait_for_timeout(200)
+        page.evaluate("window.dispatchEvent(new Event('load'))")
+        unreachable = [b for b in page.evaluate(_TABLE_BOXES) if b[3] != "0"]
+        assert unreachable == [], f"at 390 px, scroll boxes a keyboard cannot reach: {unreachable[:5]}"
     finally:
         page.close()

@@ -14,6 +14,19 @@
       icon.setAttribute("aria-hidden", "true");
     });
   }
+  // A results table wider than its box scrolls sideways; a keyboard reader reaches the
+  // scroll box by Tab (a region named by the table's caption) and scrolls it by arrows.
+  function scrollBoxesByKeyboard() {
+    document.querySelectorAll(".mmir-table, .mmir-widget-frame").forEach(function (box) {
+      if (box.scrollWidth > box.clientWidth + 1 && !box.hasAttribute("tabindex")) {
+        var caption = box.querySelector("caption, figcaption");
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", caption ? caption.textContent.trim() : "scrollable table");
+      }
+    });
+  }
+  window.addEventListener("load", scrollBoxesByKeyboard);
   // Once the page is parsed, and again when everything has loaded: the theme's own
   // scripts may set the icons' titles after this one ran (a race seen in one test run).
   document.addEventListener("DOMContentLoaded", nameByVisibleText);

@@ -121,14 +121,17 @@ def plain_math(tex: str) -> str:
 _SKIPPED = re.compile(r"<(script|style)\b.*?</\1>|<a class=\"headerlink\".*?</a>", re.S | re.I)
 _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")
+_CLOSING_SPACE = re.compile(r" ([,.;:!?)\]])")
+_OPENING_SPACE = re.compile(r"([(\[]) ")
 
 
 def page_text(body: str) -> str:
     """The readable text of a page's body HTML: scripts, styles and the ¶ links left out,
     math as plain text."""
     body = _MATH.sub(lambda m: html.escape(plain_math(html.unescape(m.group(2)))), _SKIPPED.sub(" ", body))
-    text = html.unescape(_TAG.sub(" ", body))
-    return _SPACE.sub(" ", text).strip()
+    text = _SPACE.sub(" ", html.unescape(_TAG.sub(" ", body))).strip()
+    # A tag's edge became a space: "the idf [ 2 ] , then" reads "the idf [2], then".
+    return _CLOSING_SPACE.sub(r"\1", _OPENING_SPACE.sub(r"\1", text))
 
 
 def collect_text(app, pagename, templatename, context, doctree):
