@@ -4,7 +4,8 @@
 
 Deterministic (``setup_chapter()``: seeds, one thread, deterministic torch), logs the
 loss of every epoch and the validation mAP to stdout, and writes
-``mmir_lib/checkpoints/detector.pt`` (the weights and the settings below), which
+``mmir_lib/checkpoints/detector.pt`` (the weights, the settings below and the training
+record: the mean loss of every epoch and the validation mAP after each phase), which
 :func:`mmir_lib.vision.detection.load_detector` reads. The chapter evaluates it on the
 test canvases; ``tests/vision/test_detection.py`` recomputes the mAP it quotes.
 
@@ -47,7 +48,7 @@ def main() -> None:
     t = torch.from_numpy(encode_targets(train_set.boxes, train_set.labels, train_set.image_ids, len(train_set),
                                         cfg["size"], anchors))
     model = GridDetector(anchors, channels=tuple(cfg["channels"]), seed=0)
-    done = 0
+    done, record = 0, {"epoch_losses": [], "learning_rates": [], "validation_map": []}
     for epochs, lr in PHASES:
         def batches(epoch, offset=done):
             order = torch.randperm(len(x), generator=torch.Generator().manual_seed(offset + epoch))
@@ -60,10 +61,13 @@ def main() -> None:
         boxes, scores, labels, ids = detect(model, val_set.images)
         val_map, _ = mean_average_precision(boxes, scores, labels, ids, val_set.boxes, val_set.labels,
                                             val_set.image_ids)
+        record["epoch_losses"] += [float(v) for v in history.epoch_losses]
+        record["learning_rates"] += [lr] * epochs
+        record["validation_map"].append(float(val_map))
         print(f"lr {lr:g}: epoch losses {[round(v, 3) for v in history.epoch_losses]}; validation mAP@0.5 "
               f"{val_map:.3f} ({time.perf_counter() - began:.0f} s)", flush=True)
     path = ROOT / "mmir_lib" / "checkpoints" / "detector.pt"
-    torch.save({"state_dict": model.state_dict(), "settings": cfg}, path)
+    torch.save({"state_dict": model.state_dict(), "settings": cfg, "record": record}, path)
     print(f"saved {path.relative_to(ROOT)} ({path.stat().st_size / 1e3:.0f} kB)")
 
 

@@ -42,7 +42,7 @@ from ..validation import (check_array, check_choice, check_count, check_instance
 from .boxes import box_iou, check_boxes, nms
 
 __all__ = ["INK", "DETECTOR_SETTINGS", "DetectionSet", "make_canvases", "GridDetector", "encode_targets", "yolo_loss", "decode",
-           "detect", "load_detector"]
+           "detect", "load_detector", "detector_training_record"]
 
 #: Grey level above which a pixel of a digit counts as ink for its box.
 INK = 0.2
@@ -302,15 +302,26 @@ def detect(model, images, score_threshold: float = 0.05, iou_threshold: float = 
     return boxes[kept], scores[kept], labels[kept], ids[kept]
 
 
+def _saved_detector() -> dict:
+    from importlib.resources import files
+
+    with (files("mmir_lib") / "checkpoints" / "detector.pt").open("rb") as f:
+        return torch.load(f, weights_only=True)
+
+
 def load_detector() -> GridDetector:
     """The detector trained by ``tools/train_detector.py`` (in eval mode), from
     ``mmir_lib/checkpoints/detector.pt``; its settings are :data:`DETECTOR_SETTINGS`."""
-    from importlib.resources import files
-
-    path = files("mmir_lib") / "checkpoints" / "detector.pt"
-    with path.open("rb") as f:
-        saved = torch.load(f, weights_only=True)
+    saved = _saved_detector()
     settings = saved["settings"]
     model = GridDetector(np.array(settings["anchors"]), channels=tuple(settings["channels"]))
     model.load_state_dict(saved["state_dict"])
     return model.eval()
+
+
+def detector_training_record() -> dict:
+    """What ``tools/train_detector.py`` recorded while training the checkpoint of
+    :func:`load_detector`: ``epoch_losses`` (the mean training loss of each epoch),
+    ``learning_rates`` (each epoch's) and ``validation_map`` (mAP@0.5 on the validation
+    canvases after each phase of constant learning rate)."""
+    return _saved_detector()["record"]

@@ -52,6 +52,7 @@ CASES = [
                                 iou_threshold=0.5, batch_size=1),
          accepts={"score_threshold": {"zero"}, "iou_threshold": {"zero"}, "batch_size": {"huge_int"}}),
     Case(detection.load_detector, dict()),
+    Case(detection.detector_training_record, dict()),
     Case(siamese.EmbeddingNet, dict(dim=4, channels=(2, 2), seed=1), accepts={"seed": {"zero"}}),
     Case(siamese.triplet_loss, dict(anchor=EMB, positive=EMB + 1, negative=EMB - 1, margin=0.2, squared=True),
          accepts={"margin": {"zero", "huge_int", "huge_float"}, "squared": {"bool"}}),
