@@ -49,6 +49,18 @@ def coalesce_streams(nb) -> None:
             cell.outputs = merged
 
 
+def fold_solutions(nb) -> None:
+    """Fold every solution's code cell (tagged ``hide-input``) in JupyterLab as the book does.
+
+    The book moves such a cell into the dropdown above it (``book/_ext/offline_book.py``);
+    JupyterLab ignores the tag but honours ``jupyter.source_hidden`` and
+    ``jupyter.outputs_hidden``: the student sees a folded cell and opens it by a click.
+    """
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "hide-input" in cell.metadata.get("tags", []):
+            cell.metadata.setdefault("jupyter", {}).update(source_hidden=True, outputs_hidden=True)
+
+
 def execute(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     kernel = ipc_kernel_manager(kernel_name="python3")
@@ -63,6 +75,7 @@ def execute(path: Path) -> None:
         kernel.shutdown_kernel()
     seconds = time.perf_counter() - start
     coalesce_streams(nb)
+    fold_solutions(nb)
     nbformat.write(nb, path)
     print(f"{path}: executed in {seconds:.1f} s", flush=True)
 

@@ -7,8 +7,9 @@ with Adam and gradient clipping, through :func:`mmir_lib.training.train`. Logs t
 loss every 100 steps, the validation and test bits per character at the end, and
 writes ``mmir_lib/checkpoints/char_lstm.pt`` (1.3 MB).
 
-Run from the repository root: ``python tools/train_char_lstm.py [output path]`` (about half an hour
-on one core).
+Run from the repository root: ``python tools/train_char_lstm.py [output path]`` (a few minutes
+on one core: ``make bench`` measures its training speed, about 39,000 characters a second,
+and the run reads 7.1 million).
 """
 
 from __future__ import annotations
