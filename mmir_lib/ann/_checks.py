@@ -12,9 +12,10 @@ from ..validation import check_array, check_choice, check_count, describe
 METRICS = ("ip", "l2")
 
 
-def as_vectors(name: str, value: object, dim: int | None = None) -> np.ndarray:
+def as_vectors(name: str, value: object, dim: int | None = None, of: str = "the index's dimension") -> np.ndarray:
     """A non-empty (n, d) array of finite numbers, returned as C-contiguous float32
-    (float32 input is not copied); ``dim``: the required number of columns d."""
+    (float32 input is not copied); ``dim``: the required number of columns d, ``of``
+    where it comes from (for the message)."""
     if isinstance(value, np.ndarray) and value.dtype == np.float32:
         if value.ndim != 2:
             raise ValueError(f"{name} must be 2-dimensional (n, d), got shape {value.shape}")
@@ -33,7 +34,7 @@ def as_vectors(name: str, value: object, dim: int | None = None) -> np.ndarray:
             raise ValueError(f"{name} must hold numbers that fit a float32 (|x| <= 3.4e38)")
         array = np.ascontiguousarray(array, dtype=np.float32)
     if dim is not None and array.shape[1] != dim:
-        raise ValueError(f"{name} must have d = {dim} columns (the index's dimension), got shape {array.shape}")
+        raise ValueError(f"{name} must have d = {dim} columns ({of}), got shape {array.shape}")
     return array
 
 

@@ -21,7 +21,7 @@ def held_out_split(vectors: object, n_queries: int, n_base: int | None = None,
     vectors = as_vectors("vectors", vectors)
     n_queries = check_count("n_queries", n_queries, low=1)
     if n_queries >= len(vectors):
-        raise ValueError(f"n_queries must leave at least one base vector: at most {len(vectors) - 1}, got {n_queries}")
+        raise ValueError(f"n_queries must leave at least one base vector of the {len(vectors)} rows of vectors: at most {len(vectors) - 1}, got {n_queries}")
     rest = len(vectors) - n_queries
     n_base = rest if n_base is None else check_count("n_base", n_base, low=1)
     if n_base > rest:

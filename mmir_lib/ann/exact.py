@@ -27,7 +27,7 @@ from ..validation import check_count
 from ._checks import as_vectors, check_k, check_metric
 from .topk import _update
 
-__all__ = ["exact_search", "squared_norms"]
+__all__ = ["exact_search"]
 
 #: Rows of X per block: a (q, block) float32 score matrix of 1,000 queries is 64 MB.
 BLOCK = 16_384
@@ -69,7 +69,7 @@ def exact_search(base: object, queries: object, k: int, metric: str = "ip",
     """
     metric = check_metric(metric)
     base = as_vectors("base", base)
-    queries = as_vectors("queries", queries, dim=base.shape[1])
+    queries = as_vectors("queries", queries, dim=base.shape[1], of="the dimension of base")
     k = check_k(k, len(base))
     block = check_count("block", block, low=1)
     return _search(base, queries, k, metric, block)

@@ -77,7 +77,7 @@ class HNSW:
         """The number of vectors in the graph."""
         return len(self.levels)
 
-    def max_links(self, level: int) -> int:
+    def _max_links(self, level: int) -> int:
         """The most links a vector keeps in ``level``: 2M in layer 0, M above."""
         return 2 * self.M if level == 0 else self.M
 
@@ -151,14 +151,14 @@ class HNSW:
         for layer in range(min(level, self.max_level), -1, -1):
             found = self._search_layer(query, entry, distance, self.ef_construction, layer)
             links = self.links[layer]
-            links[node] = chosen = self._select(found, self.max_links(layer))
+            links[node] = chosen = self._select(found, self._max_links(layer))
             for other in chosen:
                 links[other].append(node)
-                if len(links[other]) > self.max_links(layer):
+                if len(links[other]) > self._max_links(layer):
                     ds = self._distances(self.vectors[other], links[other])
                     order = np.argsort(ds, kind="stable")
                     links[other] = self._select([(float(ds[i]), links[other][i]) for i in order],
-                                                self.max_links(layer))
+                                                self._max_links(layer))
             entry, distance = found[0][1], found[0][0]
         if level > self.max_level:
             self.entry, self.max_level = node, level

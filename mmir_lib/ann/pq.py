@@ -140,7 +140,7 @@ def train_product_quantizer(vectors: object, m: int, nbits: int = 8, max_iter: i
     vectors = as_vectors("vectors", vectors)
     m = check_count("m", m, low=1)
     if vectors.shape[1] % m:
-        raise ValueError(f"m must divide the dimension d = {vectors.shape[1]}; got m={m}")
+        raise ValueError(f"m must divide the dimension d = {vectors.shape[1]} of vectors; got m={m}")
     nbits = check_count("nbits", nbits, low=1, high=16)
     if 2**nbits > len(vectors):
         raise ValueError(f"nbits asks for 2**{nbits} centres but vectors holds only {len(vectors)} training vectors")

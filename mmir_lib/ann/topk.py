@@ -92,7 +92,9 @@ def top_k(scores: object, ids: object, k: int) -> tuple[np.ndarray, np.ndarray]:
     scores = check_array("scores", scores, ndim=2, nonempty=True, finite=False)
     if np.isnan(scores).any() or np.isposinf(scores).any():
         raise ValueError("scores must hold no NaN nor +inf (−inf marks an empty place)")
-    ids = check_array("ids", ids, kind="int", shape=scores.shape)
+    ids = check_array("ids", ids, kind="int", ndim=2)
+    if ids.shape != scores.shape:
+        raise ValueError(f"ids must have the shape of scores, {scores.shape}; got {ids.shape}")
     k = check_count("k", k, low=1)
     if k > scores.shape[1]:
         raise ValueError(f"k must be at most the number of columns of scores, {scores.shape[1]}; got k={k}")

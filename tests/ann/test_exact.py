@@ -85,7 +85,7 @@ def test_matches_a_full_sort(base, queries_n, metric, block):
 
 def test_bad_input_is_named():
     base = np.ones((5, 3), dtype=np.float32)
-    with pytest.raises(ValueError, match="queries must have d = 3"):
+    with pytest.raises(ValueError, match="queries must have d = 3 columns \\(the dimension of base\\)"):
         exact_search(base, np.ones((2, 4)), 2)
     with pytest.raises(ValueError, match="k must be at most"):
         exact_search(base, base, 6)

@@ -46,7 +46,7 @@ def test_graph_invariants(built):
     assert ours.ntotal == len(base) and ours.levels[ours.entry] == ours.max_level == ours.levels.max()
     for level, links in enumerate(ours.links):
         for node, neighbours in enumerate(links):
-            assert len(neighbours) <= ours.max_links(level) and node not in neighbours
+            assert len(neighbours) <= ours._max_links(level) and node not in neighbours
             assert len(set(neighbours)) == len(neighbours)
             assert not neighbours or ours.levels[node] >= level
             assert all(ours.levels[n] >= level for n in neighbours)
