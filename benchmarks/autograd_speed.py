@@ -88,6 +88,6 @@ def main(steps: int = 30, warmup: int = 3, repeat: int = 5) -> list[dict[str, st
 
 
 if __name__ == "__main__":
-    from run_all import markdown_table
+    from report import markdown_table
 
     print(markdown_table(main()))

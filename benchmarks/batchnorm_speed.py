@@ -61,6 +61,6 @@ def main(steps: int = 50, warmup: int = 5, repeat: int = 3) -> list[dict[str, st
 
 
 if __name__ == "__main__":
-    from run_all import markdown_table
+    from report import markdown_table
 
     print(markdown_table(main()))

@@ -24,7 +24,9 @@ Runs, in this order,
    IV.2's MLP with mmir_lib's autograd engine against torch.autograd, one thread each
    (equal parameters after the steps asserted);
 10. ``conv_speed``: V.1's convolution layer (im2col and one matrix product) against
-   torch's conv2d on LeNet-5's two layers, float64 and float32 (equal to 1e-12 asserted);
+   torch's conv2d on LeNet-5's two layers, float64 and float32 (equal to 1e-12 asserted),
+   and ``layer_speed``: layer norm, average and max pooling and the convolution's backward
+   pass against torch's, float64, one thread (equal to 1e-12 asserted);
 11. ``attention_speed``: V.6's scaled dot-product attention against torch's
    ``scaled_dot_product_attention``, float32, n = 256, d = 64, one thread (outputs
    equal to 1e-5 asserted);
@@ -72,6 +74,7 @@ import bm25_latency
 import bm25_throughput
 import conv_speed
 import eval_speed
+import layer_speed
 import lenet_speed
 import ngram_vs_nltk
 import nms_speed
@@ -314,6 +317,11 @@ def main() -> str:
                     "in float64 and must agree with torch's float64 result to 1e-12. Target: at most 3× "
                     "torch's float64 time (torch's float32 kernels are shown for scale).\n\n"
                     + markdown_table(quietly(conv_speed.main)))
+    sections.append("## Hand-written layers against torch's\n\n"
+                    "Layer norm (the transformer's), average and max pooling and the convolution's backward "
+                    "pass (V.1), float64, one thread, the same inputs, the two libraries taking turns; results "
+                    "equal to 1e-12 (asserted). Target: at most 2× torch's time.\n\n"
+                    + markdown_table(quietly(layer_speed.main)))
     sections.append("## Attention: scaled dot-product attention against torch's\n\n"
                     "One head, query, key and value of shape (1, 1, 256, 64), float32, one thread; the book's "
                     "function checks its arguments and returns the weights too, torch's fused CPU kernel returns "

@@ -27,9 +27,10 @@ distance to the nearest centre chosen so far, so that the centres spread out. It
 expected inertia is within O(log k) of the optimum.
 
 An **empty cluster** (a centre no point is nearest to) would have no mean. Its centre
-is moved onto the point farthest from its own centre, as scikit-learn does (several
-empty clusters take the farthest points in turn); that cannot raise J, and the point
-is then assigned to it at the next step.
+is moved onto the point farthest from its own centre, and that point is taken out of
+the mean of the cluster it was in, as scikit-learn does (several empty clusters take
+the farthest points in turn); that cannot raise J, and the point is then assigned to it
+at the next step.
 
 **Squared distances, computed stably.** Lloyd's assignment needs ‖x − c‖² for every
 point and centre. Expanded as ‖x‖² + ‖c‖² − 2 x·c, it is one matrix product (what makes
@@ -94,29 +95,70 @@ def _with_ones(x: np.ndarray) -> np.ndarray:
     return np.hstack([x, np.ones((len(x), 1))])
 
 
-def _nearest(x1: np.ndarray, x_sq: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _nearest(x1: np.ndarray, x_sq: np.ndarray, centres: np.ndarray,
+             exact: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each point's nearest centre and its squared distance to it: (labels (n,), d2 (n,)).
 
     ‖x − c‖² = ‖x‖² + ‖c‖² − 2 x·c; the argmin over c needs only ‖c‖² − 2 x·c, which is
     one dot product, [x, 1]·[−2c, ‖c‖²]: a matrix product, taken in blocks of ``CHUNK``
     points. ``x1`` = [x, 1] (:func:`_with_ones`, (n, d + 1)) and ``centres`` (k, d) must
-    already be centred (see the module notes), ``x_sq`` = ‖x‖² per row."""
-    n = len(x1)
+    already be centred (see the module notes), ``x_sq`` = ‖x‖² per row.
+
+    **Ties.** The product's rounding can order two centres wrongly when their distances
+    are equal or nearly so. Every centre whose score is within a bound on that rounding
+    of the smallest, :func:`_tie_margin`, is a candidate; a point with more than one
+    candidate is decided on the float distances from the differences, fl(Σ_m (x_m − c_m)²),
+    and among equal ones the smaller index wins; the differences are those of ``exact`` =
+    (points (n, d), centres (k, d)) when given (the caller's own coordinates), else of the
+    centred ones."""
+    n, d = len(x1), centres.shape[1]
+    exact_points, exact_centres = exact if exact is not None else (x1[:, :d], centres)
     c_sq = np.einsum("ij,ij->i", centres, centres)  # (k,)
     augmented = np.vstack([-2.0 * centres.T, c_sq])  # (d + 1, k): x1 @ augmented = ‖c‖² − 2 x·c
+    margin = _tie_margin(x_sq, float(np.sqrt(c_sq.max())), d)  # (n,)
     labels, d2 = np.empty(n, dtype=np.int64), np.empty(n)
     for start in range(0, n, CHUNK):
         block = slice(start, start + CHUNK)
         scores = x1[block] @ augmented  # (CHUNK, k)
-        labels[block] = nearest = np.argmin(scores, axis=1)
+        nearest = np.argmin(scores, axis=1)
+        best = scores[np.arange(len(nearest)), nearest]
+        close = scores <= (best + margin[block])[:, None]  # (CHUNK, k): the candidates
+        several = np.flatnonzero(np.count_nonzero(close, axis=1) > 1)
+        if len(several):
+            nearest[several] = _exact_nearest(exact_points[block][several], exact_centres, close[several])
+        labels[block] = nearest
         d2[block] = scores[np.arange(len(nearest)), nearest]
     d2 += x_sq  # rounding can leave −1e-15 where a point is a centre
     return labels, np.maximum(d2, 0.0, out=d2)
 
 
+def _tie_margin(x_sq: np.ndarray, largest_centre: float, d: int) -> np.ndarray:
+    """How far the product's score ‖c‖² − 2 x·c, and the float distance from the
+    differences, can each be from the exact ‖x − c‖² − ‖x‖², per point (n,): both err by at
+    most (d + 2) u (‖x‖ + ‖c‖)² (u = 2⁻⁵³, the unit roundoff; Higham's bound for a dot
+    product of length d + 1), taken 8 times over for safety."""
+    return 8.0 * (d + 2) * np.finfo(np.float64).eps * (np.sqrt(x_sq) + largest_centre) ** 2
+
+
+def _exact_nearest(x: np.ndarray, centres: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """For points ``x`` (r, d) and boolean ``candidates`` (r, k), the candidate with the
+    smallest float distance fl(Σ_m (x_m − c_m)²), the smaller index among equal ones; (r,)."""
+    rows, columns = np.nonzero(candidates)
+    difference = x[rows] - centres[columns]
+    distances = np.full(candidates.shape, np.inf)
+    distances[rows, columns] = np.einsum("ij,ij->i", difference, difference)
+    return np.argmin(distances, axis=1)  # the first of equal minima
+
+
 def assign(points: object, centres: object) -> np.ndarray:
-    """label(i) = argmin_j ‖x_i − c_j‖²: the nearest centre of every point, (n,) int64
-    (among equally near centres, the one with the smaller index)."""
+    """label(i) = argmin_j ‖x_i − c_j‖²: the nearest centre of every point, (n,) int64.
+
+    ``points`` (n, d), ``centres`` (k, d). Exactly: label(i) is the smallest j whose
+    distance is least, the distances taken in floating point from the differences,
+    fl(Σ_m (x_im − c_jm)²) (numpy's ``einsum`` of (x − c)·(x − c)), so equal distances
+    (equal in real arithmetic and in floats) go to the smaller index. The search itself is a
+    matrix product on centred data (see the module notes); the few points whose nearest
+    two centres are within its rounding of each other are decided on those distances."""
     points = check_array("points", points, ndim=2)
     centres = check_array("centres", centres, ndim=2)
     if points.shape[1] != centres.shape[1]:
@@ -126,7 +168,7 @@ def assign(points: object, centres: object) -> np.ndarray:
         raise ValueError("centres must hold at least one centre")
     shift = centres.mean(axis=0)  # both moved by the same vector: the distances do not change
     x = points - shift
-    return _nearest(_with_ones(x), np.einsum("ij,ij->i", x, x), centres - shift)[0]
+    return _nearest(_with_ones(x), np.einsum("ij,ij->i", x, x), centres - shift, exact=(points, centres))[0]
 
 
 def _check_points_and_k(points: object, k: object) -> tuple[np.ndarray, int]:
@@ -166,18 +208,32 @@ def kmeans_plus_plus(points: object, k: int, seed: int = 0) -> np.ndarray:
     return points[chosen]
 
 
-def _update(x: np.ndarray, labels: np.ndarray, d2_own: np.ndarray, k: int) -> np.ndarray:
-    """The mean of each cluster's points; an empty cluster's centre goes to the point
-    farthest from its own centre (``d2_own``, (n,)); (k, d)."""
-    n = len(x)
+def _update(x: np.ndarray, labels: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """The mean of each cluster's points, for the points ``x`` (n, d) with ``labels`` (n,)
+    given by ``centres`` (k, d); (k, d).
+
+    An empty cluster's centre goes to the point farthest from its own centre, and that
+    point leaves its old cluster's mean, exactly as scikit-learn's
+    ``_relocate_empty_clusters_dense``: distances fl(Σ_m (x_m − c_m)²) from the
+    differences, the e farthest points (e empty clusters) taken in the order of
+    ``numpy.argpartition(distances, −e)[:−e−1:−1]``, the i-th to the i-th empty cluster in
+    index order. If every point sits on its centre, the empty centres stay at the data's
+    mean (0 in the centred coordinates), as there."""
+    n, k = len(x), len(centres)
     members = scipy.sparse.csr_array((np.ones(n), (labels, np.arange(n))), shape=(k, n))  # (k, n), one 1 per column
-    counts = np.bincount(labels, minlength=k)  # (k,)
-    centres = (members @ x) / np.maximum(counts, 1)[:, None]  # sums of each cluster's points / their number
+    counts = np.bincount(labels, minlength=k).astype(np.float64)  # (k,)
+    sums = members @ x  # (k, d): the sums of each cluster's points
     empty = np.flatnonzero(counts == 0)
     if len(empty):
-        farthest = np.argsort(-d2_own, kind="stable")[:len(empty)]
-        centres[empty] = x[farthest]
-    return centres
+        distances = ((x - centres[labels]) ** 2).sum(axis=1)  # (n,), as scikit-learn computes them
+        if distances.max() > 0:
+            farthest = np.argpartition(distances, -len(empty))[:-len(empty) - 1:-1]
+            for new, far in zip(empty, farthest):
+                old = labels[far]
+                sums[old] -= x[far]
+                sums[new] = x[far]
+                counts[new], counts[old] = 1.0, counts[old] - 1.0
+    return sums * (1.0 / np.maximum(counts, 1.0))[:, None]  # times the reciprocal, as scikit-learn rounds it
 
 
 def _initial_centres(points: np.ndarray, k: int, init: object, seed: int) -> np.ndarray:
@@ -223,7 +279,7 @@ def kmeans(points: object, k: int, init: str | object = "k-means++", max_iter: i
     for iteration in range(1, max_iter + 1):
         labels, d2_own = _nearest(x1, x_sq, centres)  # assign
         history.append(d2_own.sum())
-        new_centres = _update(x, labels, d2_own, k)  # update
+        new_centres = _update(x, labels, centres)  # update
         shift = float(((new_centres - centres) ** 2).sum())
         centres = new_centres
         if (previous is not None and np.array_equal(labels, previous)) or shift <= tol:

@@ -87,6 +87,70 @@ def test_kmeans_plus_plus_with_fewer_distinct_points_than_k():
     assert chosen.shape == (4, 2) and {tuple(c) for c in chosen} == {(0.0, 0.0), (1.0, 1.0)}
 
 
+def test_an_empty_cluster_takes_its_point_out_of_the_old_mean():
+    """The issue's case: the second centre is empty; 11 (the farthest) moves to it and
+    leaves the first cluster, whose mean is then (0 + 1 + 10) / 3, as in scikit-learn."""
+    points, init = np.array([[0.0], [1.0], [10.0], [11.0]]), np.array([[0.0], [0.0]])
+    ours = kmeans(points, 2, init=init, max_iter=1)
+    reference = KMeans(n_clusters=2, init=init, n_init=1, algorithm="lloyd", max_iter=1).fit(points)
+    np.testing.assert_allclose(ours.centres.ravel(), [11 / 3, 11.0], rtol=1e-15)
+    np.testing.assert_allclose(ours.centres, reference.cluster_centers_, rtol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_equal_to_scikit_learn_with_empty_clusters(data):
+    """Random points, and initial centres of which some are copies of another (a copy never
+    wins a tie, so its cluster is empty) or lie far outside the data: scikit-learn's Lloyd
+    from the same centres gives the same labels, iterations and centres to float rounding."""
+    n, dim = data.draw(st.integers(4, 40)), data.draw(st.integers(1, 3))
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    points = rng.normal(size=(n, dim)) * rng.choice([1.0, 10.0], size=dim)
+    k = data.draw(st.integers(2, min(n, 6)))
+    kinds = data.draw(st.lists(st.sampled_from(["point", "copy", "far"]), min_size=k, max_size=k))
+    kinds[0] = "point"
+    init = np.empty((k, dim))
+    for j, kind in enumerate(kinds):
+        if kind == "point":
+            init[j] = points[rng.integers(n)]
+        elif kind == "copy":
+            init[j] = init[rng.integers(j)]
+        else:
+            init[j] = rng.normal(size=dim) * 1e3
+    max_iter = data.draw(st.integers(1, 30))
+    ours = kmeans(points, k, init=init, tol=0.0, max_iter=max_iter)
+    reference = KMeans(n_clusters=k, init=init, n_init=1, algorithm="lloyd", tol=0.0, max_iter=max_iter).fit(points)
+    assert np.array_equal(ours.labels, reference.labels_)
+    assert ours.iterations == reference.n_iter_
+    np.testing.assert_allclose(ours.centres, reference.cluster_centers_, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(ours.inertia, reference.inertia_, rtol=1e-9, atol=1e-9)
+
+
+def test_assign_breaks_exact_ties_towards_the_smaller_index():
+    """The issue's case: distances 2.25, 12.25, 2.25, and the same far from the origin."""
+    centres = np.array([[3.5], [-1.5], [0.5]])
+    assert assign([[2.0]], centres).tolist() == [0]
+    assert assign([[2.0 + 2**30]], centres + 2**30).tolist() == [0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_assign_is_the_first_argmin_of_the_float_distances(data):
+    """On halves of small integers every distance is exact, so ties are exact in real
+    arithmetic and in floats; anywhere, the label is the first argmin of
+    fl(Σ (x − c)²), the distances the docstring defines."""
+    dim = data.draw(st.integers(1, 4))
+    halves = st.integers(-40, 40).map(lambda v: v / 2)
+    scale = data.draw(st.sampled_from([1.0, 1e-3, 2.0**20]))
+    offset = data.draw(st.sampled_from([0.0, 1e6]))
+    points = data.draw(arrays(np.float64, (data.draw(st.integers(1, 30)), dim), elements=halves)) * scale + offset
+    centres = data.draw(arrays(np.float64, (data.draw(st.integers(1, 8)), dim), elements=halves)) * scale + offset
+    difference = points[:, None, :] - centres[None, :, :]
+    distances = np.einsum("ijk,ijk->ij", difference, difference)
+    assert np.array_equal(assign(points, centres), np.argmin(distances, axis=1))
+
+
 def test_an_empty_cluster_is_moved_to_the_farthest_point():
     points = _blobs(5, n=300, k=3, dim=2)
     far_away = np.vstack([points[:2], [[1e4, 1e4]]])  # the third centre attracts no point

@@ -60,10 +60,11 @@ class EmbeddingNet(nn.Module):
         return F.normalize(self.fc(x.flatten(1)), dim=1)
 
 
-def triplet_loss(anchor, positive, negative, margin: float = 0.2, squared: bool = True):
+def triplet_loss(anchor, positive, negative, margin: float = 0.2, squared: bool = True, eps: float = 0.0):
     """Mean triplet loss of (n, d) embeddings: max(d(A, P) − d(A, N) + α, 0), with d the
-    squared Euclidean distance (``squared=False``: the distance, as torch's
-    ``TripletMarginLoss(margin, p=2, eps=0)``)."""
+    squared Euclidean distance (``squared=False``: the distance ‖A − P + ε‖, as torch's
+    ``TripletMarginLoss(margin, p=2, eps=ε)``: values and gradients, also where A = P,
+    whose gradient is then 0 for ε = 0, the norm's subgradient, not NaN)."""
     for name, value in (("anchor", anchor), ("positive", positive), ("negative", negative)):
         check_instance(name, value, torch.Tensor)
         if value.ndim != 2:
@@ -73,10 +74,13 @@ def triplet_loss(anchor, positive, negative, margin: float = 0.2, squared: bool 
                          f"{tuple(positive.shape)} and {tuple(negative.shape)}")
     margin = check_number("margin", margin, low=0.0)
     squared = check_bool("squared", squared)
-    d_pos = ((anchor - positive) ** 2).sum(dim=1)
-    d_neg = ((anchor - negative) ** 2).sum(dim=1)
-    if not squared:
-        d_pos, d_neg = d_pos.sqrt(), d_neg.sqrt()
+    eps = check_number("eps", eps, low=0.0)
+    if squared:
+        d_pos = ((anchor - positive) ** 2).sum(dim=1)
+        d_neg = ((anchor - negative) ** 2).sum(dim=1)
+    else:  # vector_norm's backward gives 0, not 0/0, at a zero difference
+        d_pos = torch.linalg.vector_norm(anchor - positive + eps, dim=1)
+        d_neg = torch.linalg.vector_norm(anchor - negative + eps, dim=1)
     return torch.clamp(d_pos - d_neg + margin, min=0).mean()
 
 

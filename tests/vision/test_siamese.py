@@ -24,6 +24,42 @@ def test_triplet_loss_equals_torch(margin):
 
 
 @settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 20), st.integers(1, 6), st.sampled_from([0.2, 1.0]),
+       st.sampled_from([0.0, 1e-6]))
+def test_plain_triplet_loss_values_and_gradients_equal_torch(seed, n, d, margin, eps):
+    """``squared=False`` against torch's TripletMarginLoss(eps=ε): the loss and the three
+    gradients, finite, also when some anchors equal their positive (and some their negative)."""
+    g = torch.Generator().manual_seed(seed)
+    a, p, m = (torch.randn(n, d, generator=g, dtype=torch.float64) for _ in range(3))
+    same = torch.rand(n, generator=g) < 0.5
+    p[same] = a[same]
+    equal_negative = torch.rand(n, generator=g) < 0.2
+    m[equal_negative] = a[equal_negative]  # some negatives equal their anchor too
+    grads = []
+    for loss in (lambda *t: triplet_loss(*t, margin=margin, squared=False, eps=eps),
+                 torch.nn.TripletMarginLoss(margin=margin, p=2, eps=eps)):
+        leaves = [t.clone().requires_grad_(True) for t in (a, p, m)]
+        value = loss(*leaves)
+        value.backward()
+        grads.append((value.detach(), [t.grad for t in leaves]))
+    (ours, ours_grads), (theirs, their_grads) = grads
+    assert abs(ours - theirs) < 1e-12
+    for mine, reference in zip(ours_grads, their_grads):
+        assert torch.isfinite(mine).all()
+        torch.testing.assert_close(mine, reference, rtol=0, atol=1e-12)
+
+
+def test_plain_triplet_loss_where_anchor_equals_positive():
+    """The issue's case: A = P gave NaN gradients (the derivative of √ at 0)."""
+    a = torch.tensor([[1.0, 2.0]], dtype=torch.float64, requires_grad=True)
+    p = torch.tensor([[1.0, 2.0]], dtype=torch.float64, requires_grad=True)
+    n = torch.tensor([[1.0, 2.1]], dtype=torch.float64, requires_grad=True)
+    triplet_loss(a, p, n, margin=0.2, squared=False).backward()
+    assert all(torch.isfinite(t.grad).all() for t in (a, p, n))
+    assert torch.equal(p.grad, torch.zeros_like(p.grad))  # the norm's subgradient at 0
+
+
+@settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 60), st.booleans())
 def test_roc_and_auc_equal_sklearn(seed, n, ties):
     rng = np.random.default_rng(seed)
