@@ -29,7 +29,7 @@ Their recipe, "hard debiasing", in three steps:
 coordinate, but the bias lives in the whole geometry. Words that were male-biased
 stay near each other after neutralising, so their neighbours still give them away:
 k-means on the neutralised vectors of the most biased words still sorts them by
-their old bias (:func:`cluster_agreement`), and the share of a word's nearest
+their old bias (:func:`cluster_agreement`, the best of several starts), and the share of a word's nearest
 neighbours that were biased one way still predicts its own bias
 (:func:`neighbour_bias`).
 
@@ -57,6 +57,7 @@ __all__ = [
     "neutralize",
     "equalize",
     "neighbour_bias",
+    "cluster_starts",
     "cluster_agreement",
 ]
 
@@ -213,21 +214,45 @@ def neighbour_bias(vectors: object, scores: object, k: int = 100) -> np.ndarray:
     return (scores[nearest] > 0).mean(axis=1)
 
 
-def cluster_agreement(vectors: object, labels: object, seed: int = 0) -> float:
-    """How well two k-means clusters of the rows (:func:`mmir_lib.kmeans.kmeans`,
-    k-means++, ``seed``) recover the 0/1 ``labels``: the share of rows in the cluster
-    of their label's majority, under the better of the two ways to match clusters to
-    labels (0.5: no better than chance; 1: the clusters are the labels).
+def cluster_starts(vectors: object, labels: object, starts: int = 10, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two k-means clusters of the rows from each of ``starts`` starts
+    (:func:`mmir_lib.kmeans.kmeans`, k-means++, seeds ``seed``, ``seed + 1``, …), scored
+    against the 0/1 ``labels``.
+
+    The agreement of a start is the share of rows in the cluster of their label's
+    majority, under the better of the two ways to match clusters to labels,
+    a = max(m, 1 − m) with m = mean(cluster_i == label_i) (0.5: no better than chance;
+    1: the clusters are the labels). Rows are unit-normalised first.
+
+    Returns
+    -------
+    (agreements, inertias): two (starts,) float64 arrays, one entry per start; the
+    k-means objective tells the starts apart without looking at the labels.
+    """
+    vectors = _check_rows("vectors", vectors)
+    labels = _check_per_row("labels", labels, vectors, kind="int", low=0, high=1)
+    starts = check_count("starts", starts, low=1)
+    seed = check_count("seed", seed, high=2**32 - starts)
+    if len(vectors) < 2:
+        raise ValueError(f"vectors must have at least 2 rows to cluster, got {len(vectors)}")
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit = vectors / np.where(norms > 0, norms, 1.0)
+    agreements, inertias = np.empty(starts), np.empty(starts)
+    for i in range(starts):
+        result = kmeans(unit, 2, seed=seed + i)
+        match = float((result.labels == labels).mean())
+        agreements[i], inertias[i] = max(match, 1.0 - match), result.inertia
+    return agreements, inertias
+
+
+def cluster_agreement(vectors: object, labels: object, seed: int = 0, starts: int = 10) -> float:
+    """How well two k-means clusters of the rows recover the 0/1 ``labels``: the
+    agreement (see :func:`cluster_starts`) of the start with the lowest inertia among
+    ``starts`` k-means++ starts (seeds ``seed``, ``seed + 1``, …), the rule Chapter II.7
+    teaches: a single start can land in a poor local minimum.
 
     Run on the unit vectors of the most male- and female-biased words, neutralised, it
     shows how much of the removed bias the geometry still holds.
     """
-    vectors = _check_rows("vectors", vectors)
-    labels = _check_per_row("labels", labels, vectors, kind="int", low=0, high=1)
-    seed = check_count("seed", seed, high=2**32 - 1)
-    if len(vectors) < 2:
-        raise ValueError(f"vectors must have at least 2 rows to cluster, got {len(vectors)}")
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    clusters = kmeans(vectors / np.where(norms > 0, norms, 1.0), 2, seed=seed).labels
-    agreement = float((clusters == labels).mean())
-    return max(agreement, 1.0 - agreement)
+    agreements, inertias = cluster_starts(vectors, labels, starts=starts, seed=seed)
+    return float(agreements[np.argmin(inertias)])

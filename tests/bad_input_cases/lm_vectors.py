@@ -81,7 +81,10 @@ CASES += [  # bias
     Case(bias.neutralize, dict(vectors=VECTORS, direction=DIRECTION)),
     Case(bias.equalize, dict(first=UNIT[:2], second=UNIT[2:4], direction=DIRECTION)),
     Case(bias.neighbour_bias, dict(vectors=VECTORS, scores=np.arange(6.0) - 2.5, k=2)),
-    Case(bias.cluster_agreement, dict(vectors=VECTORS, labels=[0, 1, 0, 1, 0, 0], seed=0), accepts={"seed": {"zero"}}),
+    Case(bias.cluster_starts, dict(vectors=VECTORS, labels=[0, 1, 0, 1, 0, 0], starts=2, seed=0),
+         accepts={"seed": {"zero"}}),
+    Case(bias.cluster_agreement, dict(vectors=VECTORS, labels=[0, 1, 0, 1, 0, 0], seed=0, starts=2),
+         accepts={"seed": {"zero"}}),
 ]
 
 EXEMPT = {
