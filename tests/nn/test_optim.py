@@ -95,3 +95,28 @@ def test_bad_input_is_refused_clearly():
         decayed_learning_rate("exponential", 0.1, 2, 1.5)
     with pytest.raises(ValueError, match="momentum"):
         SGD([np.zeros(2)], 0.1, momentum=math.inf)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["momentum", "RMSprop", "Adam"]), st.floats(-4, 0), st.floats(0, 0.999),
+       st.floats(0, 0.999), st.integers(0, 2**32 - 1))
+def test_same_gradients_keep_torch_optim_within_1e13_relative(name, log_lr, beta1, beta2, seed):
+    # What the module's docstring promises: not bit equality (torch fuses multiply-adds), but agreement
+    # to about 1e-14 of the parameters' size when both are fed the same 50 gradients, for any hyperparameters
+    lr = 10.0 ** log_lr
+    make = {"momentum": (lambda p: SGD(p, lr, momentum=beta1),
+                         lambda p: torch.optim.SGD(p, lr=lr, momentum=beta1, foreach=False)),
+            "RMSprop": (lambda p: RMSprop(p, lr, rho=beta2),
+                        lambda p: torch.optim.RMSprop(p, lr=lr, alpha=beta2, foreach=False)),
+            "Adam": (lambda p: Adam(p, lr, beta1=beta1, beta2=beta2),
+                     lambda p: torch.optim.Adam(p, lr=lr, betas=(beta1, beta2), foreach=False))}[name]
+    rng = np.random.default_rng(seed)
+    ours = rng.normal(size=40)
+    theirs = torch.tensor(ours.copy(), requires_grad=True)
+    mine, reference = make[0]([ours]), make[1]([theirs])
+    for _ in range(50):
+        g = rng.normal(size=40) * 10.0 ** rng.uniform(-3, 1)
+        mine.step([g])
+        theirs.grad = torch.from_numpy(g.copy())
+        reference.step()
+    assert np.all(np.abs(ours - theirs.detach().numpy()) <= 1e-13 * np.maximum(1, np.abs(ours)))
