@@ -58,13 +58,19 @@ from .ngram import (MLE, AddK, Interpolated, KneserNey, Uniform, add_k_losses, c
                     interpolation_weights, ngram_windows)
 
 __all__ = ["HeldOutResult", "held_out_result", "evaluate", "ngram_results", "best_ngram", "format_table",
-           "unk_spelling_bits", "ADD_K_GRID", "KN_BEST_ORDER", "SPELLING_ORDER"]
+           "unk_spelling_bits", "ADD_K_GRID", "KN_BEST_ORDER", "KN_DISCOUNT", "KN_DISCOUNT_GRID",
+           "SPELLING_ORDER"]
 
 #: The values of add-k's k tried on the validation split: 10^−4 … 1 in steps of 10^0.25.
 ADD_K_GRID = 10.0 ** np.arange(-4.0, 0.01, 0.25)
-#: The Kneser–Ney order with the lowest validation loss (D = 0.75; characters: orders 2–8
-#: tried, words: 2–4, the highest whose codes fit int64); a test recomputes the choice.
-KN_BEST_ORDER = {"character": 7, "word": 3}
+#: The discounts D tried on the validation split: 0.5 … 1 in steps of 0.05.
+KN_DISCOUNT_GRID = np.round(np.arange(0.5, 1.0001, 0.05), 2)
+#: The Kneser–Ney order and discount with the lowest validation loss, chosen jointly
+#: (D from :data:`KN_DISCOUNT_GRID`; characters: orders 2–9, where the loss has turned up
+#: at every D; words: 2–4, the highest whose codes fit int64); a test recomputes the choice.
+KN_BEST_ORDER = {"character": 8, "word": 3}
+#: The discount chosen with :data:`KN_BEST_ORDER`; every Kneser–Ney row of a level uses it.
+KN_DISCOUNT = {"character": 0.95, "word": 0.9}
 #: The order of the spelling model of ``<unk>`` words (Kneser–Ney, D = 0.75), the one with
 #: the lowest validation loss among orders 2–10 (the highest whose codes fit int64); a test
 #: recomputes the choice.
@@ -184,12 +190,12 @@ def _training_counts(level: str):
 
 
 def best_ngram(level: str) -> KneserNey:
-    """The table's best n-gram model of a level: Kneser–Ney (D = 0.75) of order
-    :data:`KN_BEST_ORDER` fitted on the training split, the model whose per-symbol losses
+    """The table's best n-gram model of a level: Kneser–Ney of order :data:`KN_BEST_ORDER`
+    and discount :data:`KN_DISCOUNT` (both chosen on the validation split) fitted on the training split, the model whose per-symbol losses
     a later chapter needs (to interpolate with it). Its counts are the ones
     :func:`ngram_results` uses, counted once."""
     level = check_choice("level", level, LEVELS)
-    return KneserNey(_training_counts(level), order=KN_BEST_ORDER[level])
+    return KneserNey(_training_counts(level), discount=KN_DISCOUNT[level], order=KN_BEST_ORDER[level])
 
 
 @functools.lru_cache(maxsize=None)
@@ -206,7 +212,7 @@ def _ngram_results(split: str) -> tuple[HeldOutResult, ...]:
                   (f"trigram, add-k (k = {best_k:.2g})", AddK(counts, best_k, order=3)),
                   ("trigram, interpolated (EM)",
                    Interpolated(counts, interpolation_weights(counts, validation, pad, order=3), order=3)),
-                  ("trigram, Kneser-Ney", KneserNey(counts, order=3))]
+                  ("trigram, Kneser-Ney", KneserNey(counts, discount=KN_DISCOUNT[level], order=3))]
         if KN_BEST_ORDER[level] != 3:
             models.append((f"{KN_BEST_ORDER[level]}-gram, Kneser-Ney", best_ngram(level)))
         rows += [evaluate(model, name, level, split) for name, model in models]
@@ -216,8 +222,9 @@ def _ngram_results(split: str) -> tuple[HeldOutResult, ...]:
 def ngram_results(split: str = "test") -> list[HeldOutResult]:
     """The n-gram rows of the table, at both levels, fitted on the training split (settings
     tuned on the validation split): uniform; MLE unigram, bigram, trigram; trigram add-1,
-    add-k (k from :data:`ADD_K_GRID`), interpolated (λ by EM), Kneser–Ney (D = 0.75); and
-    Kneser–Ney at :data:`KN_BEST_ORDER`. Computed once per split (a few seconds)."""
+    add-k (k from :data:`ADD_K_GRID`), interpolated (λ by EM), Kneser–Ney; and
+    Kneser–Ney at :data:`KN_BEST_ORDER`, every Kneser–Ney row at the level's
+    :data:`KN_DISCOUNT`. Computed once per split (a few seconds)."""
     return list(_ngram_results(_check_split(split)))
 
 

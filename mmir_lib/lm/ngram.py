@@ -38,7 +38,7 @@ and a context that training never shows passes straight to the level below
 α = λ_k·c(c_k w)/c(c_k •), γ = 1 − λ_k, above the uniform level P_0 = 1/V; its
 weights λ_k are fitted on held-out text by EM (:func:`interpolation_weights`).
 
-**Kneser–Ney** subtracts a discount D (0.75 here) from every count and gives the
+**Kneser–Ney** subtracts a discount D (0.75 by default, the usual choice; :func:`kneser_ney_losses` scores many D on held-out text for tuning it) from every count and gives the
 mass it frees to the level below: at the highest order,
 α = max(c(c w) − D, 0)/c(c •) and γ = D·N1+(c •)/c(c •). The lower orders count
 *continuations* instead of occurrences, N1+(• c w) = |{x : c(x c w) > 0}|: how many
@@ -89,7 +89,7 @@ from ..validation import (MAX_INT, check_array, check_choice, check_count, check
 __all__ = [
     "NGramCounts", "count_ngrams", "ngram_windows",
     "Uniform", "MLE", "AddK", "Interpolated", "KneserNey", "KN_VARIANTS",
-    "interpolation_weights", "MAX_LAMBDA", "add_k_losses",
+    "interpolation_weights", "MAX_LAMBDA", "add_k_losses", "kneser_ney_losses",
 ]
 
 #: Kneser–Ney variants by name (the module docstring has the formulas).
@@ -421,15 +421,13 @@ class KneserNey(_CountModel):
     def __repr__(self) -> str:
         return f"KneserNey(order={self.order}, discount={self.discount:g}, variant={self.variant!r})"
 
-    def _prob(self, context, word):
-        V, D = self.vocab_size, self.discount
+    def _lookups(self, context, word) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The counts every level needs, (count, total, types) per level from the bottom
+        (the continuation unigram) up; independent of D, so that :func:`kneser_ney_losses`
+        looks them up once for many discounts."""
+        V = self.vocab_size
         codes, n_before, _ = self._continuations[0]
-        c = _find(codes, n_before, word)
-        total, types = n_before.sum(), len(codes)  # N1+(• •) and |{w : N1+(• w) > 0}|
-        if self.variant == "nltk":
-            p = c / total
-        else:
-            p = (np.maximum(c - D, 0) + D * types / V) / total
+        levels = [(_find(codes, n_before, word), np.int64(n_before.sum()), np.int64(len(codes)))]
         for k, context_codes in enumerate(_suffix_codes(context, V)[1:], start=2):
             gram = context_codes * V + word
             if k == self.order:  # raw counts at the highest order
@@ -441,8 +439,23 @@ class KneserNey(_CountModel):
                 total = _find(contexts, totals, context_codes)
                 types = (_find(contexts, n_types, context_codes) if self.variant == "chen-goodman"
                          else self.counts._context_stats(k, context_codes)[1])
+            levels.append((count, total, types))
+        return levels
+
+    def _combine(self, levels, discount: float) -> np.ndarray:
+        """P_KN[w | c] from the looked-up counts at discount D (the recursion of the module docstring)."""
+        V, D = self.vocab_size, discount
+        c, total, types = levels[0]  # N1+(• w), N1+(• •) and |{w : N1+(• w) > 0}|
+        if self.variant == "nltk":
+            p = c / total
+        else:
+            p = (np.maximum(c - D, 0) + D * types / V) / total
+        for count, total, types in levels[1:]:
             p = np.where(total > 0, (np.maximum(count - D, 0) + D * types * p) / np.maximum(total, 1), p)
         return p
+
+    def _prob(self, context, word):
+        return self._combine(self._lookups(context, word), self.discount)
 
 
 def _heldout_windows(counts: NGramCounts, ids: object, pad: object, order: object) -> tuple[np.ndarray, int]:
@@ -465,6 +478,23 @@ def add_k_losses(counts: NGramCounts, ids, ks, pad: int | None = None, order: in
     count, total = counts._top(windows[:, :-1], windows[:, -1])
     V = counts.vocab_size
     return np.array([-np.mean(np.log((count + k) / (total + k * V))) for k in ks])
+
+
+def kneser_ney_losses(counts: NGramCounts, ids, discounts, pad: int | None = None, order: int | None = None,
+                      variant: str = "chen-goodman") -> np.ndarray:
+    """Mean held-out loss (nats per symbol) of :class:`KneserNey` of the given order for
+    each discount D in ``discounts``, (K,): for choosing D (and, called once per order,
+    the order) on validation text. The counts are looked up once, not once per D; each
+    entry equals ``KneserNey(counts, D, order, variant).log_loss(ids, pad).mean()``.
+    Needs order >= 2; every D in (0, 1]."""
+    windows, order = _heldout_windows(counts, ids, pad, order)
+    discounts = check_array("discounts", discounts, ndim=1, nonempty=True, low=0, high=1)
+    if discounts.min() <= 0:
+        raise ValueError(f"discounts must be > 0, found {discounts.min():g}")
+    model = KneserNey(counts, float(discounts[0]), order=order, variant=variant)
+    levels = model._lookups(windows[:, :-1], windows[:, -1])
+    with np.errstate(divide="ignore"):  # nltk's variant can give 0: an infinite loss
+        return np.array([-np.mean(np.log(model._combine(levels, float(D)))) for D in discounts])
 
 
 def interpolation_weights(counts: NGramCounts, ids, pad: int | None = None, order: int | None = None,

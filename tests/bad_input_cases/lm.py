@@ -52,6 +52,8 @@ CASES += [  # n-grams
          accepts={"pad": {"none"} | _ID, "order": {"none"}, "tol": _SCALE}),
     Case(ngram.add_k_losses, dict(counts=COUNTS, ids=TEXT, ks=[0.1, 1.0], pad=1, order=2),
          accepts={"pad": {"none"} | _ID, "order": {"none"}}),
+    Case(ngram.kneser_ney_losses, dict(counts=COUNTS, ids=TEXT, discounts=[0.5, 1.0], pad=1, order=2),
+         accepts={"pad": {"none"} | _ID, "order": {"none"}}),
 ]
 for _model in MODELS:
     CASES += [

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, num_characters, split_tokens, vocabulary
-from mmir_lib.lm.heldout import (KN_BEST_ORDER, SPELLING_ORDER, _spelling_bits, _unk_words, best_ngram, evaluate,
-                                 format_table, held_out_result, ngram_results, unk_spelling_bits)
-from mmir_lib.lm.ngram import KneserNey, Uniform, count_ngrams
+from mmir_lib.lm.heldout import (KN_BEST_ORDER, KN_DISCOUNT, KN_DISCOUNT_GRID, SPELLING_ORDER, _spelling_bits,
+                                 _unk_words, best_ngram, evaluate, format_table, held_out_result, ngram_results, unk_spelling_bits)
+from mmir_lib.lm.ngram import KneserNey, Uniform, count_ngrams, kneser_ney_losses
 from mmir_lib.tables import Table
 
 
@@ -64,7 +64,7 @@ def table():
 
 
 def test_ngram_rows(table):
-    assert len(table) == 17  # 8 rows a level, and the character 7-gram
+    assert len(table) == 17  # 8 rows a level, and the character 8-gram
     for level in ("character", "word"):
         rows = {model: r for (lev, model), r in table.items() if lev == level}
         assert math.isinf(rows["trigram (MLE)"].loss)  # unseen trigrams get probability 0
@@ -72,12 +72,12 @@ def test_ngram_rows(table):
         for name in ("uniform", "trigram, add-1 (Laplace)", "trigram, add-k", "trigram, interpolated (EM)"):
             assert kneser_ney.loss < rows[name].loss
         assert rows["trigram, add-k"].loss <= rows["trigram, add-1 (Laplace)"].loss
-    assert table["character", "7-gram, Kneser-Ney"].bits_per_char < 2.2 < table["character", "trigram, Kneser-Ney"].bits_per_char
+    assert table["character", "8-gram, Kneser-Ney"].bits_per_char < 2.2 < table["character", "trigram, Kneser-Ney"].bits_per_char
     assert 0.02 < table["word", "uniform"].unk_share < 0.05
     shown = format_table(list(table.values()), caption="the n-gram rows")
     assert isinstance(shown, Table) and shown.caption == "the n-gram rows"
     text = repr(shown)
-    assert "7-gram, Kneser-Ney" in text and "inf" in text and "<unk> spelling" in shown.headers
+    assert "8-gram, Kneser-Ney" in text and "inf" in text and "<unk> spelling" in shown.headers
     assert "<table" in shown._repr_html_()
 
 
@@ -91,14 +91,20 @@ def test_best_ngram_is_the_tables_best_row(table):
         best_ngram("sentence")
 
 
-def test_kn_orders_are_the_best_on_validation():
-    """Lower than the orders next to it (and than the trigram; the loss falls steadily up to there)."""
-    for level, orders in (("character", [3, 6, 7, 8]), ("word", [2, 3, 4])):
+def test_kn_order_and_discount_are_the_best_on_validation():
+    """Chosen jointly on the validation split, never the test split: lower than the
+    neighbouring orders (the trigram too; the loss falls steadily up to there) at every
+    discount of the grid, and the discount on the grid's interior."""
+    for level, orders in (("character", [3, 7, 8, 9]), ("word", [2, 3, 4])):
         vocab = vocabulary(level)
         counts = count_ngrams(corpus_ids("train", level), max(orders), len(vocab))
-        losses = [KneserNey(counts, order=n).log_loss(corpus_ids("validation", level), pad=vocab.index[BOUNDARY]).mean()
-                  for n in orders]
-        assert orders[int(np.argmin(losses))] == KN_BEST_ORDER[level]
+        validation = corpus_ids("validation", level)
+        losses = np.array([kneser_ney_losses(counts, validation, KN_DISCOUNT_GRID, pad=vocab.index[BOUNDARY], order=n)
+                           for n in orders])                        # (orders, discounts)
+        n, d = np.unravel_index(np.argmin(losses), losses.shape)
+        assert (orders[n], KN_DISCOUNT_GRID[d]) == (KN_BEST_ORDER[level], KN_DISCOUNT[level])
+        assert 0 < d < len(KN_DISCOUNT_GRID) - 1 and losses[n, d] < losses[n, list(KN_DISCOUNT_GRID).index(0.75)]
+        assert n < len(orders) - 1  # the loss has turned up past the chosen order
 
 
 def test_refusals():

@@ -17,6 +17,7 @@ from nltk.util import everygrams, ngrams
 from mmir_lib.data import shakespeare_speeches
 from mmir_lib.lm.corpus import UNK, Vocabulary, tokenize
 from mmir_lib.lm.ngram import (MAX_LAMBDA, MLE, AddK, Interpolated, KneserNey, Uniform, add_k_losses,
+                               kneser_ney_losses,
                                count_ngrams, interpolation_weights, ngram_windows)
 
 # ---- the reference: nltk.lm on 100 speeches of Macbeth, scored on the next 30 ------------------------
@@ -160,6 +161,28 @@ def test_add_k_losses_equal_the_models_losses():
     ks = [0.01, 0.1, 1.0, 3.0]
     expected = [AddK(COUNTS, k).log_loss(held_out, pad=1).mean() for k in ks]
     np.testing.assert_allclose(add_k_losses(COUNTS, held_out, ks, pad=1), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("variant", ["chen-goodman", "nltk"])
+@pytest.mark.parametrize("order", [2, 3])
+def test_kneser_ney_losses_equal_the_models_losses(variant, order):
+    held_out = np.array([1, 2, 3, 1, 2, 7, 2, 3, 5, 1])
+    discounts = [0.1, 0.5, 0.75, 0.9, 1.0]
+    expected = [KneserNey(COUNTS, D, order=order, variant=variant).log_loss(held_out, pad=1).mean() for D in discounts]
+    np.testing.assert_allclose(kneser_ney_losses(COUNTS, held_out, discounts, pad=1, order=order, variant=variant),
+                               expected, rtol=1e-12)
+    assert KneserNey(COUNTS, np.float64(0.9)).discount == 0.9  # numpy scalars accepted
+
+
+def test_kneser_ney_losses_refusals():
+    with pytest.raises(ValueError, match="discounts must be > 0"):
+        kneser_ney_losses(COUNTS, [1, 2, 3], [0.0, 0.5], pad=1)
+    with pytest.raises(ValueError, match="discounts"):
+        kneser_ney_losses(COUNTS, [1, 2, 3], [0.5, 1.5], pad=1)
+    with pytest.raises(ValueError, match="order"):
+        kneser_ney_losses(COUNTS, [1, 2, 3], [0.5], pad=1, order=1)
+    with pytest.raises(ValueError, match="variant"):
+        kneser_ney_losses(COUNTS, [1, 2, 3], [0.5], pad=1, variant="modified")
 
 
 def test_em_weights_maximise_the_held_out_likelihood():
