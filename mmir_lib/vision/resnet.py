@@ -33,10 +33,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..validation import check_bool, check_count, check_instance, check_memory
+from ..validation import check_bool, check_choice, check_count, check_instance, check_memory
 from .conv import conv_output_size
 
-__all__ = ["ResidualBlock", "deep_conv_net", "weighted_layers", "layer_gradient_norms"]
+__all__ = ["INITS", "ResidualBlock", "deep_conv_net", "weighted_layers", "layer_gradient_norms"]
 
 
 class ResidualBlock(nn.Module):
@@ -61,8 +61,11 @@ class ResidualBlock(nn.Module):
         return f"skip={self.skip}"
 
 
+INITS = ("default", "he")
+
+
 def deep_conv_net(depth: int, width: int = 16, residual: bool = True, n_classes: int = 10,
-                  in_channels: int = 1, image_size: int = 28) -> nn.Sequential:
+                  in_channels: int = 1, image_size: int = 28, init: str = "default") -> nn.Sequential:
     """A ``depth``-layer convolutional classifier for 28 × 28 images: stem conv 3 × 3 stride 2
     → ReLU → max pool 2, then (depth − 2)/2 :class:`ResidualBlock` s (``skip=residual``),
     flattened to a vector, and a dense layer to ``n_classes`` logits.
@@ -70,8 +73,12 @@ def deep_conv_net(depth: int, width: int = 16, residual: bool = True, n_classes:
     ``depth`` (even, >= 4) counts the convolutions and the dense layer. Input (N,
     ``in_channels``, H, W), output (N, n_classes). The plain and the residual network of
     the same arguments have the same layers and parameter count, and the same initial
-    weights when built after the same ``torch.manual_seed`` (torch's default
-    initialisation).
+    weights when built after the same ``torch.manual_seed``.
+
+    ``init="default"`` keeps torch's initialisation (weights uniform with variance
+    1/(3 n_in), n_in = k² C_in or the dense layer's inputs); ``init="he"`` draws every
+    weight from N(0, 2/n_in) (``kaiming_normal_(mode="fan_in", nonlinearity="relu")``,
+    Chapter IV.4) and sets every bias to 0.
     """
     depth = check_count("depth", depth, low=4, high=1000)
     if depth % 2:
@@ -81,11 +88,17 @@ def deep_conv_net(depth: int, width: int = 16, residual: bool = True, n_classes:
     n_classes = check_count("n_classes", n_classes, low=2, high=100_000)
     in_channels = check_count("in_channels", in_channels, low=1, high=1000)
     image_size = check_count("image_size", image_size, low=4, high=100_000)
+    init = check_choice("init", init, INITS)
     check_memory("width", (depth - 2) * (9 * width * width + width), itemsize=4)  # the blocks' float32 weights
     side = conv_output_size(conv_output_size(image_size, 3, stride=2, padding=1), 2, stride=2)
     blocks = [ResidualBlock(width, skip=residual) for _ in range((depth - 2) // 2)]
-    return nn.Sequential(nn.Conv2d(in_channels, width, kernel_size=3, stride=2, padding=1), nn.ReLU(),
-                         nn.MaxPool2d(2), *blocks, nn.Flatten(), nn.Linear(width * side * side, n_classes))
+    model = nn.Sequential(nn.Conv2d(in_channels, width, kernel_size=3, stride=2, padding=1), nn.ReLU(),
+                          nn.MaxPool2d(2), *blocks, nn.Flatten(), nn.Linear(width * side * side, n_classes))
+    if init == "he":
+        for _, layer in weighted_layers(model):
+            nn.init.kaiming_normal_(layer.weight, mode="fan_in", nonlinearity="relu")
+            nn.init.zeros_(layer.bias)
+    return model
 
 
 def weighted_layers(model) -> list[tuple[str, nn.Module]]:

@@ -95,6 +95,39 @@ def test_plain_gradients_vanish_and_residual_ones_do_not():
     assert ratios[False] < 1e-4 < 1e-2 < ratios[True]
 
 
+def test_he_init_matches_kaiming_variance_and_zero_biases():
+    # He: every weight ~ N(0, 2 / n_in) with n_in = k² C_in (conv) or the inputs (dense); biases 0
+    torch.manual_seed(0)
+    model = deep_conv_net(12, width=32, init="he")
+    for _, layer in weighted_layers(model):
+        w = layer.weight.detach().double()
+        fan_in = w[0].numel()
+        assert abs(float(w.var()) * fan_in / 2 - 1) < 0.25
+        assert not layer.bias.any()
+    torch.manual_seed(0)
+    plain = deep_conv_net(12, width=32, residual=False, init="he")
+    torch.manual_seed(0)
+    resid = deep_conv_net(12, width=32, init="he")
+    torch.manual_seed(0)
+    default = deep_conv_net(12, width=32, init="default")
+    assert all(torch.equal(a, b) for a, b in zip(plain.parameters(), resid.parameters()))
+    # torch's default variance is 1 / (3 n_in): 6 times smaller than He's
+    w = weighted_layers(default)[3][1].weight.detach().double()
+    assert abs(float(w.var()) * w[0].numel() * 3 - 1) < 0.25
+
+
+def test_he_init_keeps_the_plain_net_dependent_on_its_input():
+    # default init: the 20-layer plain net's logits hardly vary between inputs; He init: they do
+    x = torch.rand(8, 1, 28, 28, generator=torch.Generator().manual_seed(1))
+    spread = {}
+    for init in ("default", "he"):
+        torch.manual_seed(0)
+        with torch.no_grad():
+            out = deep_conv_net(20, residual=False, init=init)(x)
+        spread[init] = float((out - out.mean(dim=0)).abs().max())
+    assert spread["default"] < 1e-5 < 1e-2 < spread["he"]
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: ResidualBlock(0), "width"),
     (lambda: ResidualBlock(2, skip=1), "skip"),
@@ -103,6 +136,7 @@ def test_plain_gradients_vanish_and_residual_ones_do_not():
     (lambda: deep_conv_net(20, width=10**4), "width"),
     (lambda: deep_conv_net(4, residual="yes"), "residual"),
     (lambda: deep_conv_net(4, image_size=3), "image_size"),
+    (lambda: deep_conv_net(4, init="xavier"), "init"),
     (lambda: layer_gradient_norms(torch.nn.Linear(2, 2)), "backward"),
     (lambda: weighted_layers(torch.nn.ReLU()), "Conv2d"),
     (lambda: weighted_layers([torch.nn.Linear(2, 2)]), "model"),
