@@ -7,7 +7,8 @@ can produce negative values and fractions without overflowing or rounding.
 
 One rule holds for all of Part II (:func:`check_image`): a function whose thresholds
 mean intensities in [0, 1] converts an integer image by its dtype's range (uint8 / 255)
-and refuses a float image outside [0, 1] (a 0..255 float image), naming the argument.
+and refuses a float image far outside [0, 1] (a 0..255 float image: any value beyond
+[−1, 2], :data:`UNIT_SCALE`), naming the argument.
 Each public function checks its image once at the door and then calls private kernels
 (``_correlate``, ``_gaussian_filter``, ...), which trust what they are given.
 
@@ -24,8 +25,13 @@ import numpy as np
 
 from ..validation import check_array, check_bool, check_choice, check_count, describe
 
-__all__ = ["PHOTOS", "LUMA", "check_image", "load_photo", "load_stereo_disparity", "to_float", "to_uint8", "to_gray", "quantize",
+__all__ = ["PHOTOS", "LUMA", "UNIT_SCALE", "check_image", "load_photo", "load_stereo_disparity", "to_float", "to_uint8", "to_gray", "quantize",
            "histogram", "equalize"]
+
+#: The values a float image may hold where intensities mean [0, 1] (``check_image(unit=True)``):
+#: the unit range widened by its own width on each side, room for noise added to a [0, 1]
+#: image (II.4's noisy step reaches −0.2) and a filter's overshoot; a 0..255 image is beyond it.
+UNIT_SCALE = (-1.0, 2.0)
 
 #: ITU-R BT.601 luma weights of R, G and B: the grey level a viewer perceives.
 LUMA = (0.299, 0.587, 0.114)
@@ -66,9 +72,11 @@ def check_image(name: str, image: object, *, channels: bool | None = None, unit:
     * an integer image is converted, explicitly, by its dtype's largest value, as
       skimage's ``img_as_float`` does (uint8 0..255 → 0..1; a signed image by its positive
       maximum), so a uint8 image and the same image / 255 give the same result;
-    * a float image must already lie in [0, 1]: a float image of 0..255 (a uint8 image
-      cast with ``astype(float)``) is refused with a message naming the argument, since
-      its thresholds would mean 255 times less than the text says.
+    * a float image must already be on that scale: its values must lie in
+      :data:`UNIT_SCALE` = [−1, 2] (room for noise added to a [0, 1] image); a float image
+      of 0..255 (a uint8 image cast with ``astype(float)``) is refused with a message
+      naming the argument, since its thresholds would mean 255 times less than the text
+      says. (A nearly black 0..255 image, all values ≤ 2, cannot be told apart.)
 
     Without ``unit`` (filters, derivatives: linear operations on any real values, e.g. on
     gradients) integer and bool images are converted to float64 without rescaling.
@@ -78,7 +86,7 @@ def check_image(name: str, image: object, *, channels: bool | None = None, unit:
     >>> check_image("image", np.array([[0.0, 51.0, 255.0]]), unit=True)
     Traceback (most recent call last):
     ...
-    ValueError: image must hold intensities in [0, 1] (a float image), found values from 0 to 255: divide by 255, or pass the uint8 image itself
+    ValueError: image must hold intensities on the scale of [0, 1] (a float image: values in [-1, 2]), found values from 0 to 255: divide by 255, or pass the uint8 image itself
     """
     if channels is not None:
         check_bool("channels", channels)
@@ -87,9 +95,10 @@ def check_image(name: str, image: object, *, channels: bool | None = None, unit:
     array = check_array(name, image, kind="float", ndim=(2, 3), nonempty=True)
     if unit and integer:
         array = array / np.iinfo(image.dtype).max
-    elif unit and (array.min() < 0.0 or array.max() > 1.0):
-        raise ValueError(f"{name} must hold intensities in [0, 1] (a float image), found values from "
-                         f"{array.min():.4g} to {array.max():.4g}: divide by 255, or pass the uint8 image itself")
+    elif unit and (array.min() < UNIT_SCALE[0] or array.max() > UNIT_SCALE[1]):
+        raise ValueError(f"{name} must hold intensities on the scale of [0, 1] (a float image: values in "
+                         f"[{UNIT_SCALE[0]:g}, {UNIT_SCALE[1]:g}]), found values from {array.min():.4g} to "
+                         f"{array.max():.4g}: divide by 255, or pass the uint8 image itself")
     if channels is not None and array.ndim != (3 if channels else 2):
         wanted = "(H, W, C)" if channels else "(H, W)"
         raise ValueError(f"{name} must have shape {wanted} (channels={channels}), got shape {array.shape}")
@@ -167,7 +176,7 @@ def to_gray(image: object) -> np.ndarray:
     """(H, W, 3) RGB → (H, W) grey in [0, 1], Y = 0.299 R + 0.587 G + 0.114 B (:data:`LUMA`).
 
     Intensities follow :func:`check_image`'s rule (``unit=True``): a uint8 image is
-    scaled to [0, 1] first; a float image must lie in [0, 1]."""
+    scaled to [0, 1] first; a float image must be on that scale (within :data:`UNIT_SCALE`)."""
     image = check_image("image", image, channels=True, unit=True)
     if image.shape[2] != 3:
         raise ValueError(f"image must have 3 channels (R, G, B), got shape {image.shape}")

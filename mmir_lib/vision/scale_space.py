@@ -144,7 +144,8 @@ def find_blobs(image: object, sigmas: object, threshold: float = 0.05, bright: b
     (m, 3) float64 rows (y, x, σ), as skimage.feature.blob_log returns them (before it
     prunes overlapping blobs); the blob's radius is about √2 σ. ``threshold`` is on the
     scale of intensities in [0, 1] (:func:`~.images.check_image`'s rule): an integer
-    image is scaled by its dtype's range first; a float image outside [0, 1] is refused.
+    image is scaled by its dtype's range first; a float image far outside [0, 1] (beyond
+    :data:`~.images.UNIT_SCALE`) is refused.
     """
     image, sigmas = _check_blob_arguments(image, sigmas, bright, mode)
     return _blobs(normalized_laplacian(image, sigmas, mode), sigmas, threshold, bright)

@@ -438,7 +438,7 @@ def describe_keypoints(pyramid: SiftPyramid, keypoints: Keypoints, clamp: float 
 def sift_features(image: object, contrast_threshold: float = 0.04, edge_ratio: float = 10.0, peak_ratio: float = 0.8,
          double: bool = True) -> tuple[Keypoints, np.ndarray]:
     """Keypoints and (n, 128) uint8 descriptors of a grey image in [0, 1] (an integer
-    image is scaled by its dtype's range; a float image outside [0, 1] is refused, as
+    image is scaled by its dtype's range; a float image far outside [0, 1] is refused, as
     :func:`~.images.check_image` says): steps 1–5. A featureless image gives no
     keypoints and a (0, 128) array."""
     return _sift_features(check_image("image", image, channels=False, unit=True), contrast_threshold, edge_ratio,
