@@ -139,3 +139,60 @@ def qualified_name(func: Callable) -> str:
         target = type(func.__self__) if not inspect.isclass(func.__self__) else func.__self__
     return f"{target.__module__}.{target.__qualname__.split('.')[0]}"
 
+
+
+# ---- Bad values derived from a valid one: shapes, dtypes, emptiness, NaN, masks ----------
+# BAD_VALUES above are the same for every argument. An array or tensor argument can also
+# be wrong in ways only its valid value defines: one axis too many or too few, the last
+# axis one shorter, no rows, a NaN among its numbers, integers where floats are meant (or
+# floats where integers or a bool mask are meant), a mask that hides everything. Each of
+# these is built from the case's valid value; the sweep of Parts IV and V runs them all.
+
+#: Names of the derived kinds of bad value (see :func:`derived_bad_values`).
+DERIVED_KINDS = ("extra_axis", "missing_axis", "short_last_axis", "no_rows", "nan_entry", "other_dtype", "all_masked")
+
+
+def derived_bad_values(valid: object) -> dict[str, Callable[[], object]]:
+    """Bad variants of a valid numpy array or torch tensor, by kind (only the kinds that
+    make sense for it: a NaN only among floats, ``all_masked`` only for a bool mask)."""
+    import torch
+
+    if isinstance(valid, torch.Tensor):
+        v = valid.detach()
+        full = lambda t, value: torch.full_like(t, value)  # noqa: E731
+        nan_ok, is_bool = v.is_floating_point(), v.dtype == torch.bool
+        other = (lambda: v.float() + 0.5) if not v.is_floating_point() else (lambda: v.round().long())
+    elif isinstance(valid, np.ndarray) and valid.dtype.kind in "biuf":
+        v = valid
+        full = lambda t, value: np.full_like(t, value)  # noqa: E731
+        nan_ok, is_bool = v.dtype.kind == "f", v.dtype.kind == "b"
+        other = (lambda: v.astype(float) + 0.5) if v.dtype.kind != "f" else (lambda: np.round(v).astype(np.int64))
+    else:
+        return {}
+    found: dict[str, Callable[[], object]] = {"extra_axis": lambda: v[None].clone() if hasattr(v, "clone") else v[None].copy(),
+                                              "other_dtype": other}
+    if v.ndim >= 1:
+        found["missing_axis"] = lambda: v[0].clone() if hasattr(v, "clone") else v[0].copy()
+        found["no_rows"] = lambda: v[:0]
+        if v.shape[-1] > 1:
+            found["short_last_axis"] = lambda: v[..., :-1]
+    if nan_ok and v.ndim >= 1 and v.shape[0]:
+        def with_nan():
+            out = v.clone() if hasattr(v, "clone") else v.copy()
+            out.reshape(-1)[0] = float("nan")
+            return out
+        found["nan_entry"] = with_nan
+    if is_bool:
+        found["all_masked"] = lambda: full(v, False)
+    return found
+
+
+def derived_outcome(case: Case, argument: str, kind: str) -> tuple[str, str]:
+    """:func:`outcome` for a derived bad value of ``argument`` (a kind of :func:`derived_bad_values`)."""
+    make = derived_bad_values(case.kwargs[argument])[kind]
+    name = f"derived:{kind}"
+    BAD_VALUES[name] = make  # outcome() builds the value from BAD_VALUES by name
+    try:
+        return outcome(case, argument, name)
+    finally:
+        del BAD_VALUES[name]

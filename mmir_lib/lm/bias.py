@@ -76,6 +76,8 @@ def _pair_vectors(vectors: object, vocab: Sequence[str], pairs: object) -> tuple
     for i, pair in enumerate(pairs):
         if len(pair) != 2:
             raise TypeError(f"pairs[{i}] must be a pair of words, got {describe(pair)}")
+        if pair[0] == pair[1]:  # a word paired with itself differs along no direction: it only dilutes the others
+            raise ValueError(f"pairs[{i}] must name two different words, got {pair!r}")
         ids.append([_word_id(f"pairs[{i}][{j}]", word, index) for j, word in enumerate(pair)])
     ids = np.array(ids)
     rows = _dense(vectors[ids.ravel()]).astype(np.float64)  # (2n, d)

@@ -44,7 +44,7 @@ has this interface (its :meth:`~mmir_lib.lm.seq2seq.Seq2Seq.start` gives the fir
 state of a sentence).
 
 Every search has a length limit ``max_length`` L ≥ 1 (a model that never says
-``</s>`` must not loop forever), and refuses a beam width below 1 or a temperature ≤ 0.
+``</s>`` must not loop forever), at most :data:`~mmir_lib.lm.sampling.MAX_GENERATED`, and refuses a beam width below 1 or a temperature ≤ 0.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import check_count, check_instance, check_number, check_optional, describe
-from .sampling import sample, softmax
+from ..softmax import softmax
+from .sampling import check_generated_length, sample
 
 __all__ = ["Hypothesis", "length_normalised", "greedy_search", "beam_search", "exhaustive_search", "sample_search"]
 
@@ -140,7 +141,7 @@ def greedy_search(model, state, max_length: int) -> list[Hypothesis]:
     (n rows) at once, until ``</s>`` or ``max_length`` words: n hypotheses (α = 0)."""
     model = _check_model(model)
     state = _check_state(state, rows=None)
-    max_length = check_count("max_length", max_length, low=1, high=10_000)
+    max_length = check_generated_length("max_length", max_length)
     n = _rows(state)
     tokens = np.full(n, model.bos)
     words, log_prob = [[] for _ in range(n)], np.zeros(n)
@@ -168,7 +169,7 @@ def beam_search(model, state, beam_width: int, max_length: int, alpha: float = 0
     model = _check_model(model)
     state = _check_state(state)
     beam_width = check_count("beam_width", beam_width, low=1)
-    max_length = check_count("max_length", max_length, low=1, high=10_000)
+    max_length = check_generated_length("max_length", max_length)
     alpha = check_number("alpha", alpha, low=0.0, high=1.0)
     V = model.vocab_size
     prefixes, log_p = [()], np.zeros(1)              # the live beam
@@ -234,7 +235,7 @@ def sample_search(model, state, max_length: int, rng: np.random.Generator, tempe
     ``log_prob`` is the model's own log P of the drawn sequence (α = 0)."""
     model = _check_model(model)
     state = _check_state(state)
-    max_length = check_count("max_length", max_length, low=1, high=10_000)
+    max_length = check_generated_length("max_length", max_length)
     check_instance("rng", rng, np.random.Generator)
     temperature = check_number("temperature", temperature, low=0, low_open=True)
     top_k = check_optional(check_count, "top_k", top_k, low=1, high=model.vocab_size)

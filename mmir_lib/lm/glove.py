@@ -64,6 +64,9 @@ def glove_loss(w: torch.Tensor, w_context: torch.Tensor, b: torch.Tensor, b_cont
         raise ValueError(f"w and w_context (B, d), b, b_context, log_x and weight (B,) must agree, with B >= 1; "
                          f"got w {tuple(w.shape)}, w_context {tuple(w_context.shape)}, b {tuple(b.shape)}, "
                          f"b_context {tuple(b_context.shape)}, log_x {tuple(log_x.shape)}, weight {tuple(weight.shape)}")
+    for name, value in (("log_x", log_x), ("weight", weight)):  # the data; the weights are the model's business
+        if not bool(torch.isfinite(value).all()):
+            raise ValueError(f"{name} must hold finite numbers, found NaN or infinity (log X_ij of a zero count?)")
     error = (w * w_context).sum(dim=1) + b + b_context - log_x  # (B,)
     return (weight * error**2).mean()
 

@@ -2,17 +2,11 @@
 
 A model that outputs one real number per symbol, a **logit** z_i (a log of an
 unnormalised count: z = x Ŵ for the one-hot x of the previous word), turns them into
-probabilities with the **softmax**
-
-    softmax(z / T)_i = exp(z_i / T) / Σ_j exp(z_j / T),
-
-with a **temperature** T > 0. At T = 1 the model's own distribution; as T → 0 all
-the mass goes to the largest logit (argmax, greedy decoding); as T → ∞ the
-distribution tends to uniform. Computed as written, exp overflows for logits above
-~709 (float64), so the largest logit is subtracted first: softmax(z) = softmax(z − max z),
-the same distribution, with every exponent ≤ 0. The **log-softmax**
-z_i/T − m − log Σ_j exp(z_j/T − m) (m = max z/T) stays exact where the probability
-itself would underflow to 0. A logit of −∞ (a masked symbol) gets probability 0.
+probabilities with the **softmax** softmax(z / T)_i = exp(z_i / T) / Σ_j exp(z_j / T) at a
+**temperature** T > 0 (T = 1: the model's own distribution; T → 0: argmax; T → ∞:
+uniform). The stable softmax and log-softmax live in :mod:`mmir_lib.softmax`, the
+ground floor shared with Part IV; they are imported here, where Chapter III.3
+introduces them, and notebooks may import them from this module.
 
 A distribution P over a vocabulary is sampled by inverting its cumulative sum: draw
 u uniform in [0, 1) and take the first symbol whose cumulative probability exceeds u.
@@ -28,35 +22,29 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..softmax import log_softmax, softmax  # noqa: F401 -- Chapter III.3 and V.4/V.7 import them from here
 from ..validation import check_array, check_count, check_distribution, check_instance, check_number, check_optional
 
-__all__ = ["softmax", "log_softmax", "sample", "greedy_decode", "generate"]
+__all__ = ["MAX_GENERATED", "check_generated_length", "sample", "greedy_decode", "generate"]
+
+#: Most symbols one call may generate or decode (:func:`generate`, :func:`greedy_decode`
+#: and the searches of :mod:`.decoding`): ten thousand, far beyond any text a chapter
+#: prints (400 characters at most), and a bound on the loop (10**9 steps would run for days).
+MAX_GENERATED = 10_000
 
 
-def _shifted_logits(logits: object, temperature: object) -> np.ndarray:
-    """(logits − max) / T along the last axis, checked: no NaN, no +∞ (−∞ masks a
-    symbol), a finite logit in every row; T finite and > 0. The largest entry of each
-    row is 0, whatever T; the others may underflow to −∞ (probability 0) as T → 0."""
-    temperature = check_number("temperature", temperature, low=0, low_open=True)
-    logits = check_array("logits", logits, ndim=(1, 2), nonempty=True, finite=False)
-    if np.isnan(logits).any() or (logits == np.inf).any():
-        raise ValueError("logits must not hold NaN or +inf (-inf masks a symbol)")
-    if not np.isfinite(logits).any(axis=-1).all():
-        raise ValueError("logits must hold a finite value in every row (all -inf leaves nothing to choose)")
-    with np.errstate(over="ignore"):
-        return (logits - logits.max(axis=-1, keepdims=True)) / temperature
+def check_generated_length(name: str, value: object) -> int:
+    """A number of symbols to generate: an int in [1, :data:`MAX_GENERATED`], named in the message.
 
-
-def log_softmax(logits, temperature: float = 1.0) -> np.ndarray:
-    """log softmax(logits / T) along the last axis, stable: (V,) or (m, V) like ``logits``."""
-    z = _shifted_logits(logits, temperature)
-    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
-
-
-def softmax(logits, temperature: float = 1.0) -> np.ndarray:
-    """softmax(logits / T) along the last axis, stable for large logits: (V,) or (m, V)."""
-    e = np.exp(_shifted_logits(logits, temperature))
-    return e / e.sum(axis=-1, keepdims=True)
+    >>> check_generated_length("length", 10**9)
+    Traceback (most recent call last):
+    ...
+    ValueError: length must be <= MAX_GENERATED = 10000 symbols a call, got 1000000000
+    """
+    value = check_count(name, value, low=1)
+    if value > MAX_GENERATED:
+        raise ValueError(f"{name} must be <= MAX_GENERATED = {MAX_GENERATED} symbols a call, got {value}")
+    return value
 
 
 def sample(probs, rng: np.random.Generator) -> int | np.ndarray:
@@ -83,7 +71,7 @@ def _decode(model, context, length, stop, pick, exclude=None) -> np.ndarray:
     renormalised (what a generator does with ``<unk>``, a symbol that stands for no word)."""
     _check_model(model)
     context = check_array("context", context, kind="int", ndim=1, low=0, high=model.vocab_size - 1)
-    length = check_count("length", length, low=1)
+    length = check_generated_length("length", length)
     stop = check_optional(check_count, "stop", stop, high=model.vocab_size - 1)
     if exclude is not None:
         if isinstance(exclude, (int, np.integer)) and not isinstance(exclude, bool):

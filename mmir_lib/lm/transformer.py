@@ -235,6 +235,9 @@ class MultiHeadAttention(nn.Module):
             except RuntimeError:
                 raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to (B, n_q, n_k) = "
                                  f"{(query.shape[0], query.shape[1], key.shape[1])}") from None
+            allowed = mask & torch.ones(query.shape[1], key.shape[1], dtype=torch.bool).tril() if is_causal else mask
+            if not bool(allowed.any(dim=-1).all()):  # both implementations refuse a row with no key (0/0)
+                raise ValueError("mask blocks every key for some query row: its softmax is 0/0; unblock a key")
         return self._attend(query, key, value, mask, is_causal, implementation, return_weights)
 
     def _attend(self, query, key, value, mask=None, is_causal=False, implementation="fused", return_weights=False):

@@ -348,7 +348,27 @@ def cosine_similarity(a: object, b: object | None = None) -> np.ndarray:
     b = a if b is None else _check_matrix("b", b)
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"a and b must have the same number of columns; a has shape {a.shape}, b has {b.shape}")
+    a, b = _rescaled_rows(a), _rescaled_rows(b)  # exact powers of two: no overflow for entries near 1e200
     return np.clip(_dense(_unit_rows(a) @ _unit_rows(b).T), -1.0, 1.0)
+
+
+def _rescaled_rows(vectors: sp.csr_matrix | np.ndarray) -> sp.csr_matrix | np.ndarray:
+    """The rows whose largest |entry| is so large (or so small) that its square overflows
+    (or underflows) are divided by the power of two nearest that entry: exact, and the
+    cosine does not change, but ‖v‖ = 1e200 no longer becomes inf (nor 1e-200 zero).
+    Returns the input itself when no row needs it (one pass over the entries)."""
+    if sp.issparse(vectors):
+        peak = np.asarray(abs(vectors).max(axis=1).todense()).ravel()
+    else:
+        peak = np.abs(vectors).max(axis=1) if vectors.shape[1] else np.zeros(len(vectors), vectors.dtype)
+    limit = 40 if vectors.dtype == np.float32 else 400  # x² and a sum of d of them stay far from over/underflow
+    exponent = np.frexp(peak.astype(np.float64))[1]
+    exponent[(np.abs(exponent) <= limit) | (peak == 0)] = 0
+    if not exponent.any():
+        return vectors
+    if sp.issparse(vectors):
+        return sp.diags(np.ldexp(1.0, -exponent)) @ vectors
+    return np.ldexp(vectors, -exponent[:, None]).astype(vectors.dtype, copy=False)
 
 
 def nearest_words(vectors: object, vocab: Sequence[str], word: str, k: int = 10) -> list[tuple[str, float]]:
@@ -357,7 +377,11 @@ def nearest_words(vectors: object, vocab: Sequence[str], word: str, k: int = 10)
     Raises ValueError naming ``word`` if it is not in ``vocab``."""
     vectors, index = _check_vectors_and_vocab(vectors, vocab)
     i = _word_id("word", word, index)
+    if len(index) < 2:
+        raise ValueError("vocab must hold at least two words: the word itself is left out of its neighbours")
     k = check_count("k", k, low=1)
+    if k > len(index) - 1:
+        raise ValueError(f"k must be <= {len(index) - 1}, the number of other words in vocab, got {k}")
     cosines = cosine_similarity(vectors[i:i + 1], vectors)[0].astype(np.float64)
     candidates = np.ones(len(cosines), dtype=bool)
     candidates[i] = False

@@ -44,6 +44,7 @@ loop, and fast enough in torch on one thread.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -226,6 +227,7 @@ def draw_negatives(table: object, shape: tuple[int, ...], rng: np.random.Generat
     if not isinstance(shape, tuple) or not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool)
                                                and n >= 0 for n in shape):
         raise TypeError(f"shape must be a tuple of counts >= 0, got {describe(shape)}")
+    check_memory("shape", math.prod(int(n) for n in shape))  # int64 ids
     return _draw(table, shape, _check_rng(rng))
 
 
@@ -243,6 +245,12 @@ def sgns_loss(w: torch.Tensor, c_pos: torch.Tensor, c_neg: torch.Tensor) -> torc
     c_neg : (B, k, d) the output vectors of k negative words per example.
 
     ``log σ`` is ``F.logsigmoid``, exact where log(sigmoid(z)) would round to log 0.
+
+    k = 0 (``c_neg`` of shape (B, 0, d)) is accepted on purpose and gives the loss without
+    its negative term, −log σ(c_pos · w): the term that pulls vectors together, alone (what
+    training without negatives would minimise by making every vector alike, the collapse
+    the negatives prevent). Training itself refuses it: :func:`train_word2vec` needs
+    ``negatives`` >= 1.
     """
     for name, value, ndim in (("w", w, 2), ("c_pos", c_pos, 2), ("c_neg", c_neg, 3)):
         if not isinstance(value, torch.Tensor) or value.ndim != ndim or not value.is_floating_point():

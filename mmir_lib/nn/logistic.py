@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import numpy as np
 
-# Chapter III.3's stable softmax, reused on purpose: one softmax in the book.
-from ..lm.sampling import softmax
+# the book's one stable softmax, on the ground floor (mmir_lib.softmax), shared with Part III
+from ..softmax import softmax
 from ..validation import check_array, check_count, check_memory, check_number, check_optional, describe
 from .losses import _binary_losses, _softmax_losses, sigmoid
 from .optim import SGD

@@ -21,7 +21,7 @@ log is −∞. The stable forms used here never exponentiate a positive number:
 
 * σ(z) = 1 / (1 + e^{−z}) for z ≥ 0 and e^{z} / (1 + e^{z}) for z < 0;
 * the binary loss is max(z, 0) − z y + log(1 + e^{−|z|}) (log1p), exact for any z;
-* the softmax loss uses :func:`mmir_lib.lm.sampling.log_softmax`, which subtracts the
+* the softmax loss uses :func:`mmir_lib.softmax.log_softmax`, which subtracts the
   largest logit first (a deliberate reuse of chapter III.3's softmax, not a second copy).
 
 These are torch's ``torch.sigmoid``, ``F.binary_cross_entropy_with_logits`` and
@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import numpy as np
 
-# Chapter III.3's stable log-softmax, reused on purpose: one softmax in the book.
-from ..lm.sampling import log_softmax
+# the book's one stable log-softmax, on the ground floor (mmir_lib.softmax), shared with Part III
+from ..softmax import log_softmax
 from ..validation import check_array, check_choice
 
 __all__ = ["REDUCTIONS", "sigmoid", "sigmoid_derivative", "binary_cross_entropy_with_logits",

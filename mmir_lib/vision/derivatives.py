@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import check_choice, check_number
-from .filters import BORDER_MODES, check_kernel_size, correlate, separable_filter
+from .filters import BORDER_MODES, _separable, check_kernel_size, correlate, separable_filter
 from .images import check_image
 from .kernels import derivative_kernel, gaussian_kernel, laplacian_kernel, scharr_kernels, sobel_kernels
 
@@ -53,9 +53,13 @@ def gaussian_filter(image: object, sigma: float, mode: str = "mirror", truncate:
     """G_σ ∗ f, separably: the 1-D Gaussian of :func:`~.kernels.gaussian_kernel` down the
     columns, then along the rows. Same shape as the image (each channel on its own)."""
     image = check_image("image", image)
-    sigma = check_gaussian_sigma(image, sigma, mode, truncate)
+    return _gaussian_filter(image, check_gaussian_sigma(image, sigma, mode, truncate), mode, truncate)
+
+
+def _gaussian_filter(image: np.ndarray, sigma: float, mode: str, truncate: float = 4.0) -> np.ndarray:
+    """:func:`gaussian_filter` of a checked image with a checked σ."""
     g = gaussian_kernel(sigma, truncate)
-    return separable_filter(image, g, g, mode)
+    return _separable(image, g, g, mode)
 
 
 def gradient(image: object, operator: str = "sobel", mode: str = "mirror") -> tuple[np.ndarray, np.ndarray]:

@@ -78,9 +78,10 @@ def canny(image: object, sigma: float = 1.0, low: float = 0.02, high: float = 0.
     """Canny's edge detector: Gaussian smoothing, Sobel gradient, non-maximum suppression,
     hysteresis between ``low`` and ``high`` (slopes per pixel, 0 <= low <= high).
 
-    The thresholds are slopes of intensities in [0, 1]: an integer image (uint8 0..255)
-    is scaled to [0, 1] by its dtype's range first, so it gives the same edges as the
-    same image / 255. Returns an (H, W) bool edge map, one pixel wide."""
+    The thresholds are slopes of intensities in [0, 1] (:func:`~.images.check_image`'s
+    rule): an integer image (uint8 0..255) is scaled to [0, 1] by its dtype's range first,
+    so it gives the same edges as the same image / 255; a float image far outside [0, 1]
+    (beyond :data:`~.images.UNIT_SCALE`) is refused. Returns an (H, W) bool edge map, one pixel wide."""
     image = check_image("image", image, channels=False, unit=True)
     low = check_number("low", low, low=0.0)
     high = check_number("high", high, low=0.0)

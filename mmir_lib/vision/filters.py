@@ -166,8 +166,13 @@ def correlate1d(image: object, kernel: object, axis: int = 0, mode: str = "mirro
     check_choice("mode", mode, BORDER_MODES)
     cval = check_number("cval", cval)
     check_kernel_size("kernel", (len(kernel), 1) if axis == 0 else (1, len(kernel)), image, mode)
+    return _correlate1d(image, kernel, axis, mode, cval)
+
+
+def _correlate1d(image: np.ndarray, kernel: np.ndarray, axis: int, mode: str, cval: float) -> np.ndarray:
+    """:func:`correlate1d` of a checked image and kernel."""
     if image.ndim == 3:
-        return np.stack([correlate1d(image[..., c], kernel, axis, mode, cval) for c in range(image.shape[2])], axis=2)
+        return np.stack([_correlate1d(image[..., c], kernel, axis, mode, cval) for c in range(image.shape[2])], axis=2)
     lines = image if axis == 0 else image.T  # filter down the columns of ``lines`` (a view: no pixel moves)
     length = len(_source_lines(lines.shape[0], len(kernel) // 2, mode)) - len(kernel) + 1
     out = np.empty((length, lines.shape[1]) if axis == 0 else (lines.shape[1], length))
@@ -227,8 +232,13 @@ def separable_filter(image: object, column_kernel: object, row_kernel: object, m
         raise ValueError("cval must be 0 for a separable filter in mode 'zero' (use correlate with the 2-D kernel)")
     check_kernel_size("column_kernel", (len(v), 1), image, mode)
     check_kernel_size("row_kernel", (1, len(h)), image, mode)
+    return _separable(image, v, h, mode)
+
+
+def _separable(image: np.ndarray, v: np.ndarray, h: np.ndarray, mode: str) -> np.ndarray:
+    """:func:`separable_filter` of a checked image with checked kernels (cval 0)."""
     if image.ndim == 3:
-        return np.stack([separable_filter(image[..., c], v, h, mode) for c in range(image.shape[2])], axis=2)
+        return np.stack([_separable(image[..., c], v, h, mode) for c in range(image.shape[2])], axis=2)
     height = image.shape[0] - (len(v) - 1 if mode == "valid" else 0)
     width = image.shape[1] - (len(h) - 1 if mode == "valid" else 0)
     out, strip = np.empty((height, width)), np.empty((min(height, 128), image.shape[1]))

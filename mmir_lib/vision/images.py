@@ -5,6 +5,13 @@ An image is a numpy array: ``(H, W)`` for a grey image, ``(H, W, C)`` for C chan
 (0 to 255) on disk and converted to float64 in [0, 1] for computing, so that filters
 can produce negative values and fractions without overflowing or rounding.
 
+One rule holds for all of Part II (:func:`check_image`): a function whose thresholds
+mean intensities in [0, 1] converts an integer image by its dtype's range (uint8 / 255)
+and refuses a float image far outside [0, 1] (a 0..255 float image: any value beyond
+[−1, 2], :data:`UNIT_SCALE`), naming the argument.
+Each public function checks its image once at the door and then calls private kernels
+(``_correlate``, ``_gaussian_filter``, ...), which trust what they are given.
+
 The photographs come from scikit-image's bundled data: files inside the installed
 wheel, read without a network (some ``skimage.data`` images are downloaded on first
 use; they are not in :data:`PHOTOS`).
@@ -18,8 +25,13 @@ import numpy as np
 
 from ..validation import check_array, check_bool, check_choice, check_count, describe
 
-__all__ = ["PHOTOS", "LUMA", "check_image", "load_photo", "load_stereo_disparity", "to_float", "to_uint8", "to_gray", "quantize",
+__all__ = ["PHOTOS", "LUMA", "UNIT_SCALE", "check_image", "load_photo", "load_stereo_disparity", "to_float", "to_uint8", "to_gray", "quantize",
            "histogram", "equalize"]
+
+#: The values a float image may hold where intensities mean [0, 1] (``check_image(unit=True)``):
+#: the unit range widened by its own width on each side, room for noise added to a [0, 1]
+#: image (II.4's noisy step reaches −0.2) and a filter's overshoot; a 0..255 image is beyond it.
+UNIT_SCALE = (-1.0, 2.0)
 
 #: ITU-R BT.601 luma weights of R, G and B: the grey level a viewer perceives.
 LUMA = (0.299, 0.587, 0.114)
@@ -51,14 +63,30 @@ def check_image(name: str, image: object, *, channels: bool | None = None, unit:
     """An image as a float64 array: (H, W), or (H, W, C) with C in 1..4; not empty, finite.
 
     ``channels`` True requires (H, W, C), False requires (H, W), None accepts both.
-    Integer and bool images are converted to float64 without rescaling, unless ``unit``:
-    the function works on intensities in [0, 1] (its thresholds mean slopes of that
-    scale), so an integer image is divided by its dtype's largest value, as skimage's
-    ``img_as_float`` does (uint8 0..255 → 0..1; a signed image by its positive maximum).
-    A uint8 image and the same image / 255 then give the same result.
+
+    ``unit`` is the **one rule of Part II for intensities**. A function whose thresholds
+    or output mean intensities in [0, 1] (:func:`to_gray`, :func:`~.edges.canny`,
+    :func:`~.scale_space.find_blobs`, :func:`~.sift.sift_features`, ...) checks with
+    ``unit=True``:
+
+    * an integer image is converted, explicitly, by its dtype's largest value, as
+      skimage's ``img_as_float`` does (uint8 0..255 → 0..1; a signed image by its positive
+      maximum), so a uint8 image and the same image / 255 give the same result;
+    * a float image must already be on that scale: its values must lie in
+      :data:`UNIT_SCALE` = [−1, 2] (room for noise added to a [0, 1] image); a float image
+      of 0..255 (a uint8 image cast with ``astype(float)``) is refused with a message
+      naming the argument, since its thresholds would mean 255 times less than the text
+      says. (A nearly black 0..255 image, all values ≤ 2, cannot be told apart.)
+
+    Without ``unit`` (filters, derivatives: linear operations on any real values, e.g. on
+    gradients) integer and bool images are converted to float64 without rescaling.
 
     >>> check_image("image", np.array([[0, 51, 255]], dtype=np.uint8), unit=True)
     array([[0. , 0.2, 1. ]])
+    >>> check_image("image", np.array([[0.0, 51.0, 255.0]]), unit=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: image must hold intensities on the scale of [0, 1] (a float image: values in [-1, 2]), found values from 0 to 255: divide by 255, or pass the uint8 image itself
     """
     if channels is not None:
         check_bool("channels", channels)
@@ -67,6 +95,10 @@ def check_image(name: str, image: object, *, channels: bool | None = None, unit:
     array = check_array(name, image, kind="float", ndim=(2, 3), nonempty=True)
     if unit and integer:
         array = array / np.iinfo(image.dtype).max
+    elif unit and (array.min() < UNIT_SCALE[0] or array.max() > UNIT_SCALE[1]):
+        raise ValueError(f"{name} must hold intensities on the scale of [0, 1] (a float image: values in "
+                         f"[{UNIT_SCALE[0]:g}, {UNIT_SCALE[1]:g}]), found values from {array.min():.4g} to "
+                         f"{array.max():.4g}: divide by 255, or pass the uint8 image itself")
     if channels is not None and array.ndim != (3 if channels else 2):
         wanted = "(H, W, C)" if channels else "(H, W)"
         raise ValueError(f"{name} must have shape {wanted} (channels={channels}), got shape {array.shape}")
@@ -141,8 +173,11 @@ def load_stereo_disparity() -> np.ndarray:
 
 
 def to_gray(image: object) -> np.ndarray:
-    """(H, W, 3) RGB → (H, W) grey, Y = 0.299 R + 0.587 G + 0.114 B (:data:`LUMA`)."""
-    image = check_image("image", image, channels=True)
+    """(H, W, 3) RGB → (H, W) grey in [0, 1], Y = 0.299 R + 0.587 G + 0.114 B (:data:`LUMA`).
+
+    Intensities follow :func:`check_image`'s rule (``unit=True``): a uint8 image is
+    scaled to [0, 1] first; a float image must be on that scale (within :data:`UNIT_SCALE`)."""
+    image = check_image("image", image, channels=True, unit=True)
     if image.shape[2] != 3:
         raise ValueError(f"image must have 3 channels (R, G, B), got shape {image.shape}")
     return image @ np.array(LUMA)

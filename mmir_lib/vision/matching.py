@@ -53,7 +53,8 @@ def pairwise_distances(a: object, b: object, squared: bool = False) -> np.ndarra
     """D[i, j] = ‖a_i − b_j‖, the Euclidean distance of every row of ``a`` to every row of ``b``.
 
     Computed as ‖a_i‖² + ‖b_j‖² − 2 a_i · b_j (one matrix product), clipped at 0
-    before the square root.
+    before the square root; inputs with entries beyond 1e±120 are scaled by a power of
+    two first, so that distances of 1e200 come out finite (only D² beyond 1.8e308 is inf).
 
     Parameters
     ----------
@@ -71,9 +72,18 @@ def pairwise_distances(a: object, b: object, squared: bool = False) -> np.ndarra
     """
     a, b = _check_descriptors(a, b)
     check_bool("squared", squared)
+    # Entries beyond 2^±400 (1e±120) would make ‖a‖² overflow to inf (or underflow to 0):
+    # both sides are divided by one power of two first (exact), the distances multiplied back.
+    peak = max(np.abs(a).max(initial=0.0), np.abs(b).max(initial=0.0))
+    shift = int(np.frexp(peak)[1]) if peak > 0 and abs(int(np.frexp(peak)[1])) > 400 else 0
+    if shift:
+        a, b = np.ldexp(a, -shift), np.ldexp(b, -shift)
     d2 = (a * a).sum(axis=1)[:, None] + (b * b).sum(axis=1)[None, :] - 2.0 * (a @ b.T)  # (n, m)
     np.maximum(d2, 0.0, out=d2)  # rounding can leave -1e-15 where the distance is 0
-    return d2 if squared else np.sqrt(d2, out=d2)
+    if not shift:
+        return d2 if squared else np.sqrt(d2, out=d2)
+    with np.errstate(over="ignore"):  # a squared distance beyond 1.8e308 has no float64: inf
+        return np.ldexp(d2, 2 * shift) if squared else np.ldexp(np.sqrt(d2, out=d2), shift)
 
 
 def _k_smallest(distances: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import check_array, check_count, check_number
-from .derivatives import check_gaussian_sigma, gaussian_filter
+from .derivatives import _gaussian_filter, check_gaussian_sigma
 from .edges import laplacian_of_gaussian
 from .images import check_image
 
@@ -59,8 +59,12 @@ def _check_sigmas(sigmas: object, image: np.ndarray, mode: object) -> np.ndarray
 def gaussian_scale_space(image: object, sigmas: object, mode: str = "mirror") -> np.ndarray:
     """L[i] = G_{σ_i} ∗ f for each σ_i of ``sigmas`` (increasing); (n, H, W)."""
     image = check_image("image", image, channels=False)
-    sigmas = _check_sigmas(sigmas, image, mode)
-    return np.stack([gaussian_filter(image, s, mode) for s in sigmas])
+    return _scale_space(image, _check_sigmas(sigmas, image, mode), mode)
+
+
+def _scale_space(image: np.ndarray, sigmas: np.ndarray, mode: str) -> np.ndarray:
+    """:func:`gaussian_scale_space` of a checked image and σ's."""
+    return np.stack([_gaussian_filter(image, s, mode) for s in sigmas])
 
 
 def normalized_laplacian(image: object, sigmas: object, mode: str = "mirror") -> np.ndarray:
@@ -74,9 +78,16 @@ def difference_of_gaussians(image: object, sigmas: object, mode: str = "mirror")
     """D[i] = L(σ_{i+1}) − L(σ_i) for consecutive σ of ``sigmas``; (n − 1, H, W).
 
     With σ_{i+1} = k σ_i, D[i] ≈ (k − 1) · σ_i² ∇²L(σ_i)."""
-    space = gaussian_scale_space(image, sigmas, mode)
-    if len(space) < 2:
+    image = check_image("image", image, channels=False)
+    sigmas = _check_sigmas(sigmas, image, mode)
+    if len(sigmas) < 2:
         raise ValueError("sigmas must hold at least two scales for a difference")
+    return _difference_of_gaussians(image, sigmas, mode)
+
+
+def _difference_of_gaussians(image: np.ndarray, sigmas: np.ndarray, mode: str) -> np.ndarray:
+    """:func:`difference_of_gaussians` of a checked image and σ's."""
+    space = _scale_space(image, sigmas, mode)
     return space[1:] - space[:-1]
 
 
@@ -132,7 +143,9 @@ def find_blobs(image: object, sigmas: object, threshold: float = 0.05, bright: b
     -------
     (m, 3) float64 rows (y, x, σ), as skimage.feature.blob_log returns them (before it
     prunes overlapping blobs); the blob's radius is about √2 σ. ``threshold`` is on the
-    scale of intensities in [0, 1]: an integer image is scaled by its dtype's range first.
+    scale of intensities in [0, 1] (:func:`~.images.check_image`'s rule): an integer
+    image is scaled by its dtype's range first; a float image far outside [0, 1] (beyond
+    :data:`~.images.UNIT_SCALE`) is refused.
     """
     image, sigmas = _check_blob_arguments(image, sigmas, bright, mode)
     return _blobs(normalized_laplacian(image, sigmas, mode), sigmas, threshold, bright)
@@ -156,7 +169,7 @@ def find_dog_blobs(image: object, sigmas: object, threshold: float = 0.05, brigh
     if not np.allclose(ratios, ratios[0], rtol=1e-9, atol=0.0):
         raise ValueError("sigmas must be geometric (the same ratio k between neighbours), "
                          f"got ratios from {ratios.min():g} to {ratios.max():g}")
-    return _blobs(difference_of_gaussians(image, sigmas, mode) / (ratios[0] - 1.0), sigmas[:-1], threshold, bright)
+    return _blobs(_difference_of_gaussians(image, sigmas, mode) / (ratios[0] - 1.0), sigmas[:-1], threshold, bright)
 
 
 def _check_blob_arguments(image: object, sigmas: object, bright: object, mode: object) -> tuple[np.ndarray, np.ndarray]:

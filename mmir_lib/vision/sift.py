@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..validation import check_array, check_bool, check_count, check_mapping, check_number, describe
-from .derivatives import gaussian_filter
+from .derivatives import _gaussian_filter
 from .images import check_image
 from .scale_space import local_maxima_3d
 
@@ -163,6 +163,11 @@ def sift_pyramid(image: object, sigma0: float = 1.6, scales: int = 3, double: bo
     Octaves are added while the smaller side has at least ``min_size`` pixels.
     """
     image = check_image("image", image, channels=False, unit=True)  # uint8 0..255 -> [0, 1]
+    return _sift_pyramid(image, sigma0, scales, double, min_size)
+
+
+def _sift_pyramid(image: np.ndarray, sigma0: object, scales: object, double: object, min_size: object) -> SiftPyramid:
+    """:func:`sift_pyramid` of a checked image (its other arguments are checked here)."""
     sigma0 = check_number("sigma0", sigma0, low=0.6, high=10.0)
     scales = check_count("scales", scales, low=1, high=10)
     double = check_bool("double", double)
@@ -183,13 +188,13 @@ def sift_pyramid(image: object, sigma0: float = 1.6, scales: int = 3, double: bo
             raise ValueError(f"sigma0 = {sigma0:g} and min_size = {min_size}: a blur of σ = {sigma:.3g} reaches "
                              f"{reach} pixels, but an octave of this image has only {pixels} on its smaller side; "
                              "raise min_size or lower sigma0")
-    base = gaussian_filter(_double(image) if double else image, first)
+    base = _gaussian_filter(_double(image) if double else image, first, "mirror")
     gaussians, dogs = [], []
     while min(base.shape) >= min_size:
         stack = np.empty((scales + 3,) + base.shape)
         stack[0] = base
         for i, step in enumerate(increments, start=1):
-            stack[i] = gaussian_filter(stack[i - 1], step)
+            stack[i] = _gaussian_filter(stack[i - 1], step, "mirror")
         gaussians.append(stack)
         dogs.append(stack[1:] - stack[:-1])
         base = stack[scales][::2, ::2]  # σ = 2σ₀: the next octave's first image
@@ -287,9 +292,23 @@ def _check_pair(pyramid: object, keypoints: object) -> None:
         raise TypeError(f"pyramid must be a SiftPyramid (from sift_pyramid), got {type(pyramid).__name__}")
     if not isinstance(keypoints, Keypoints):
         raise TypeError(f"keypoints must be Keypoints (from detect_keypoints), got {type(keypoints).__name__}")
+    if not len(keypoints):
+        return
     octave_index = keypoints.octave - pyramid.first_octave
-    if len(keypoints) and (octave_index.min() < 0 or octave_index.max() >= len(pyramid.gaussians)):
+    if octave_index.min() < 0 or octave_index.max() >= len(pyramid.gaussians):
         raise ValueError("keypoints must come from this pyramid: their octaves are outside it")
+    for field_name in ("xy", "sigma", "orientation", "layer"):
+        if not np.all(np.isfinite(getattr(keypoints, field_name))):
+            raise ValueError(f"keypoints must have finite {field_name}, found NaN or infinity")
+    # the input image's extent, in input pixels: the first octave's last pixel times its spacing
+    height, width = (np.array(pyramid.gaussians[0].shape[1:]) - 1) * pyramid.spacing(pyramid.first_octave)
+    x, y = keypoints.xy[:, 0], keypoints.xy[:, 1]
+    if x.min() < -1 or y.min() < -1 or x.max() > width + 1 or y.max() > height + 1:
+        raise ValueError(f"keypoints must lie on the image (x in [0, {width:g}], y in [0, {height:g}], within a "
+                         f"pixel), found x from {x.min():.4g} to {x.max():.4g}, y from {y.min():.4g} to {y.max():.4g}")
+    if keypoints.sigma.min() <= 0 or keypoints.sigma.max() > max(height, width) + 1:
+        raise ValueError(f"keypoints must have scales sigma in (0, {max(height, width) + 1:g}] (the image's size), "
+                         f"found {keypoints.sigma.min():.4g} to {keypoints.sigma.max():.4g}")
 
 
 def orientation_histograms(pyramid: SiftPyramid, keypoints: Keypoints, bins: int = ORIENTATION_BINS) -> np.ndarray:
@@ -419,9 +438,17 @@ def describe_keypoints(pyramid: SiftPyramid, keypoints: Keypoints, clamp: float 
 def sift_features(image: object, contrast_threshold: float = 0.04, edge_ratio: float = 10.0, peak_ratio: float = 0.8,
          double: bool = True) -> tuple[Keypoints, np.ndarray]:
     """Keypoints and (n, 128) uint8 descriptors of a grey image in [0, 1] (an integer
-    image is scaled by its dtype's range): steps 1–5. A featureless image gives no
+    image is scaled by its dtype's range; a float image far outside [0, 1] is refused, as
+    :func:`~.images.check_image` says): steps 1–5. A featureless image gives no
     keypoints and a (0, 128) array."""
-    pyramid = sift_pyramid(image, double=double)
+    return _sift_features(check_image("image", image, channels=False, unit=True), contrast_threshold, edge_ratio,
+                          peak_ratio, double)
+
+
+def _sift_features(image: np.ndarray, contrast_threshold: object = 0.04, edge_ratio: object = 10.0,
+                   peak_ratio: object = 0.8, double: object = True) -> tuple[Keypoints, np.ndarray]:
+    """:func:`sift_features` of a checked image (the other arguments are checked on the way)."""
+    pyramid = _sift_pyramid(image, 1.6, 3, double, 16)
     keypoints = assign_orientations(pyramid, detect_keypoints(pyramid, contrast_threshold, edge_ratio), peak_ratio)
     return keypoints, describe_keypoints(pyramid, keypoints)
 
@@ -439,8 +466,8 @@ def sift_features_of(images: Mapping[str, object], workers: int = 2) -> dict[str
     names = list(images)
     checked = [check_image(f"images[{name!r}]", images[name], channels=False, unit=True) for name in names]
     if workers == 1 or len(checked) < 2:
-        return dict(zip(names, map(sift_features, checked)))
+        return dict(zip(names, map(_sift_features, checked)))
     # fork where there is one (Linux): the workers start at once, with the library loaded
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     with ProcessPoolExecutor(min(workers, len(checked)), mp_context=multiprocessing.get_context(method)) as pool:
-        return dict(zip(names, pool.map(sift_features, checked)))
+        return dict(zip(names, pool.map(_sift_features, checked)))
