@@ -355,7 +355,7 @@ def main() -> str:
                     "training time: the LSTM's two passes over the training plays, timed at its measured speed, "
                     "against the transformer's validation loss after as many seconds at its own speed (read off "
                     "its training log, before its learning rate has decayed). Target: the transformer below the "
-                    "7-gram Kneser-Ney model on the test plays.\n\n"
+                    "best n-gram (Kneser-Ney, order and discount tuned on validation) on the test plays.\n\n"
                     + markdown_table(quietly(transformer_speed.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux

@@ -16,7 +16,7 @@ at the same training time (`make bench`).
    interpolated between log entries; a point of the long run, before its learning rate has
    decayed; before the first entry only a bound: higher than there) and set beside the LSTM
    checkpoint's on the same characters; then both checkpoints' held-out bits per character
-   on the test plays, beside the 7-gram Kneser–Ney model's.
+   on the test plays, beside the best n-gram's (Kneser–Ney, order and discount tuned on validation).
 Run with ``python benchmarks/transformer_speed.py``; ``main()`` returns the table rows.
 """
 
@@ -31,7 +31,7 @@ from torch.nn import functional as F
 
 from mmir_lib.lm import char_lm
 from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, vocabulary
-from mmir_lib.lm.heldout import held_out_result, ngram_results
+from mmir_lib.lm.heldout import KN_BEST_ORDER, held_out_result, ngram_results
 from mmir_lib.lm.neural import parameter_count
 from mmir_lib.lm.transformer import (HELD_OUT_STRIDE, LOG_VALIDATION_CHARS, attention_from_torch, held_out_losses,
                                      load_checkpoint, training_record)
@@ -106,13 +106,14 @@ def main(repeat: int = 3) -> list[dict[str, str]]:
                             f"(LSTM: {lstm_chars / 1e6:.1f}M chars, transformer: {transformer_chars / 1e6:.1f}M chars)",
                  "LSTM": f"{lstm_bits:.3f}", "transformer": transformer_bits})
     test = corpus_ids("test", "character")
-    kn7 = next(r for r in ngram_results() if r.model == "7-gram, Kneser-Ney")
+    order = KN_BEST_ORDER["character"]   # the best n-gram, chosen on the validation plays (III.2)
+    kn = next(r for r in ngram_results() if r.model == f"{order}-gram, Kneser-Ney" and r.level == "character")
     transformer.eval()
     lstm_test = held_out_result("LSTM", "character", lstm.log_loss(test, pad=newline))
     transformer_test = held_out_result("transformer", "character",
                                        held_out_losses(transformer, test, start=newline, stride=HELD_OUT_STRIDE))
-    rows.append({"measure": f"checkpoints, held-out bits/char on the test plays (7-gram Kneser-Ney: "
-                            f"{kn7.bits_per_char:.3f})",
+    rows.append({"measure": f"checkpoints, held-out bits/char on the test plays ({order}-gram Kneser-Ney: "
+                            f"{kn.bits_per_char:.3f})",
                  "LSTM": f"{lstm_test.bits_per_char:.3f}", "transformer": f"{transformer_test.bits_per_char:.3f}"})
     columns = ["measure", "mmir_lib", "torch", "ratio", "largest difference", "LSTM", "transformer"]
     return [{column: row.get(column, "") for column in columns} for row in rows]

@@ -7,7 +7,14 @@
   caption in its metadata (``mystnb.image.alt``, ``mystnb.figure.caption``), which
   myst-nb renders as the image's ``alt`` and a ``<figcaption>``; and a cell has one
   image at most and no HTML output beside it (myst-nb would give both the same caption,
-  alt text and name).
+  alt text and name);
+* every solution cell (tagged ``hide-input``) is folded in JupyterLab too
+  (``jupyter.source_hidden`` and ``outputs_hidden``);
+* no printed output shows floating-point residue as a measurement: a difference, error
+  or largest |…| printed as ``0``, ``0.0e+00`` or ``4e-16`` is zero in algebra, and its
+  printed digits depend on the CPU (IV.4 printed ``0`` on Intel and ``4e-17`` on AMD,
+  where MKL takes another code path that no setting reproduces on Intel). Print that it
+  holds to a tolerance instead ("below 1e-12: True").
 """
 
 from __future__ import annotations
@@ -27,6 +34,33 @@ _MARKER = re.compile(r"[*+-] |\d+[.)] ")
 # directive's fence (```{admonition}) holds Markdown, which is checked.
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\{[\w-]+\})?")
 _VERBATIM = (None, "{code-cell}", "{code-block}", "{code}", "{math}", "{raw}")
+
+
+# A measured quantity ("difference", "error", "largest |x − y|"), then within a few
+# characters a number: a bare zero in a format that would show a residue (``0``, ``0.0``,
+# ``0e+00``; fixed decimals such as ``0.000`` are stable and pass) or a residue below 1e-9.
+_RESIDUE = re.compile(
+    r"\b(?:differ\w*|error\w*|residu\w*|deviation\w*|gap|largest|smallest|max\w*|min\w*)"
+    r"(?P<between>(?:\|[^|\n]{1,40}\||[^\n\d|]){0,40}?)"
+    r"(?<![\w.\-])(?P<number>-?\d+(?:\.\d*)?(?:e[+-]?\d+)?)(?![\w./])", re.I)
+_TOLERANCE = re.compile(r"(?:below|within|under|above|to|than|<|>|≤|≥|tolerance)\s*$", re.I)
+
+
+def printed_residues(text: str) -> list[str]:
+    """The numbers in ``text`` that print floating-point residue as a measurement.
+
+    A number after "below", "within", "to", "<" … is a tolerance, not a measurement.
+    """
+    found = []
+    for match in _RESIDUE.finditer(text):
+        number = match.group("number")
+        if _TOLERANCE.search(match.group("between")):
+            continue
+        value = float(number)
+        bare_zero = value == 0 and ("e" in number.lower() or re.fullmatch(r"-?0(?:\.0?)?", number))
+        if bare_zero or 0 < abs(value) < 1e-9:
+            found.append(number)
+    return found
 
 
 def _cells(path: Path):
@@ -157,3 +191,37 @@ def test_every_figure_has_alt_text_and_a_caption(path):
     missing = figure_problems(_cells(path))
     assert not missing, ("figures without alt text or caption (set metadata.mystnb.image.alt and "
                          "metadata.mystnb.figure.caption):\n" + "\n".join(missing))
+
+
+def test_the_residue_check_finds_printed_zeros_and_residues_only():
+    assert printed_residues("largest difference between two hidden units 0, loss 2.29") == ["0"]
+    assert printed_residues("largest |D(P ‖ P)|: 0.0e+00 bits") == ["0.0e+00"]
+    assert printed_residues("character, order 7: largest |sum − 1| = 4e-16") == ["4e-16"]
+    assert printed_residues("largest difference below 1e-12: True") == []
+    assert printed_residues("agree within 1e-12; largest rounding error 0.000") == []
+    assert printed_residues("largest difference between two hidden units 1, loss 0.45") == []
+    assert printed_residues("its softmax is 0/0; pages that differ by more than 1e-10: 0 of 106") == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_printed_output_shows_floating_point_residue(path):
+    shown = []
+    for index, cell in enumerate(_cells(path)):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                text = output.get("text", "")
+                text = "".join(text) if isinstance(text, list) else text
+                shown += [f"cell {index}: {line.strip()}" for line in text.splitlines() if printed_residues(line)]
+    assert not shown, ("printed floating-point residue (zero in algebra, CPU-dependent digits); print that it "
+                       "holds to a tolerance instead:\n" + "\n".join(shown))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_solutions_are_folded_in_jupyterlab(path):
+    """A solution's code cell (tagged hide-input: the book moves it into its dropdown) is
+    folded in JupyterLab too, input and output (`tools/execute_notebooks.py` sets it)."""
+    open_cells = [index for index, cell in enumerate(_cells(path))
+                  if "hide-input" in cell.get("metadata", {}).get("tags", [])
+                  and not (cell["metadata"].get("jupyter", {}).get("source_hidden")
+                           and cell["metadata"].get("jupyter", {}).get("outputs_hidden"))]
+    assert open_cells == [], f"solution cells not folded in JupyterLab (run `make execute`): {open_cells}"
