@@ -30,9 +30,9 @@ import random
 import numpy as np
 
 from .plotting import use_book_style
-from .validation import check_count
+from .validation import check_bool, check_count
 
-__all__ = ["THREADS", "setup_chapter"]
+__all__ = ["THREADS", "setup_chapter", "use_deterministic_torch"]
 
 #: Threads every chapter computes with, on any machine (1: the same sums in the same
 #: order everywhere; the book's examples are small enough not to need more).
@@ -73,7 +73,25 @@ def setup_chapter(seed: int = 0) -> np.random.Generator:
 
     torch.manual_seed(seed)
     torch.set_num_threads(THREADS)
-    torch.use_deterministic_algorithms(True)
+    use_deterministic_torch(True)
     np.set_printoptions(legacy="1.25")  # repr(np.float64(0.5)) == "0.5"
     use_book_style()
     return np.random.default_rng(seed)
+
+
+def use_deterministic_torch(mode: bool = True) -> None:
+    """Make torch's kernels deterministic (``mode=True``) or free again: the effect of
+    ``torch.use_deterministic_algorithms(mode)`` on every eager kernel, without its
+    import of ``torch._inductor`` (about 2.7 s in each new process), which only sets the
+    flag of ``torch.compile``'s code generator; the book never compiles a model.
+
+    Examples
+    --------
+    >>> import torch
+    >>> use_deterministic_torch(True); torch.are_deterministic_algorithms_enabled()
+    True
+    """
+    mode = check_bool("mode", mode)
+    import torch
+
+    torch._C._set_deterministic_algorithms(mode, warn_only=False)

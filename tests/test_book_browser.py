@@ -75,24 +75,18 @@ def _own_weight(page, path: Path) -> int:
     return size
 
 
-@pytest.mark.parametrize("path", _pages(), ids=lambda p: str(p.relative_to(HTML)))
-def test_page_reads_offline(browser, path):
-    page, outside, errors = open_offline(browser, path)
-    try:
-        assert outside == [], f"requests to outside hosts: {outside}"
-        assert errors == [], f"console errors: {errors}"
-        prose = page.eval_on_selector("article", _PROSE) if page.query_selector("article") else ""
-        raw = sorted({m.group(0)[:60] for m in RAW_LATEX.finditer(prose)})
-        assert raw == [], f"raw LaTeX left in the page's text: {raw[:10]}"
-        if page.query_selector(".math"):
-            assert page.query_selector("mjx-container"), "math present but MathJax did not typeset it"
-        broken = page.eval_on_selector_all(
-            "img", "els => els.filter(e => !(e.complete && e.naturalWidth > 0)).map(e => e.src.slice(0, 80))")
-        assert broken == [], f"images that did not load: {broken}"
-        weight = _own_weight(page, path)
-        assert weight <= PAGE_BUDGET, f"page's own content weighs {weight:,} bytes > {PAGE_BUDGET:,}"
-    finally:
-        page.close()
+def _reads_offline(page, path: Path) -> None:
+    """Math typeset and no raw LaTeX left in the text, images loaded, the page's own content within budget."""
+    prose = page.eval_on_selector("article", _PROSE) if page.query_selector("article") else ""
+    raw = sorted({m.group(0)[:60] for m in RAW_LATEX.finditer(prose)})
+    assert raw == [], f"raw LaTeX left in the page's text: {raw[:10]}"
+    if page.query_selector(".math"):
+        assert page.query_selector("mjx-container"), "math present but MathJax did not typeset it"
+    broken = page.eval_on_selector_all(
+        "img", "els => els.filter(e => !(e.complete && e.naturalWidth > 0)).map(e => e.src.slice(0, 80))")
+    assert broken == [], f"images that did not load: {broken}"
+    weight = _own_weight(page, path)
+    assert weight <= PAGE_BUDGET, f"page's own content weighs {weight:,} bytes > {PAGE_BUDGET:,}"
 
 
 _WIDGET_PAGES = [p for p in _pages() if "mmir-widget-data" in p.read_text(encoding="utf-8")]
@@ -101,42 +95,37 @@ _WIDGET_PAGES = [p for p in _pages() if "mmir-widget-data" in p.read_text(encodi
 _SHOWN = "v => [...v.children].filter(c => !c.hidden).map(c => c.innerHTML)"
 
 
-@pytest.mark.skipif(not _WIDGET_PAGES, reason="no page has an interactive figure")
-@pytest.mark.parametrize("path", _WIDGET_PAGES, ids=lambda p: str(p.relative_to(HTML)))
-def test_widgets_respond_offline(browser, path):
-    page, outside, errors = open_offline(browser, path)
-    try:
-        widgets = page.query_selector_all(".mmir-widget")
-        assert widgets, "page lists widget data but shows no widget"
-        for w, widget in enumerate(widgets):
-            data = json.loads(widget.query_selector(".mmir-widget-data").text_content())
-            assert len(data["index"]) == math.prod(data["shape"]), "frame index does not cover the grid"
-            inputs = widget.query_selector_all("input[type=range]")
-            view = widget.query_selector(".mmir-widget-frame")
-            for s, slider in enumerate(inputs):
-                shown_at = {}
-                for key, position in (("Home", 0), ("End", data["shape"][s] - 1)):
-                    slider.focus()
-                    slider.press(key)
-                    positions = [int(i.input_value()) for i in inputs]
-                    assert positions[s] == position, f"widget {w} slider {s}: {key} did not move it"
-                    expected = data["frames"][data["index"][_flat(positions, data["shape"])]]
-                    shown = view.evaluate(_SHOWN)
-                    assert len(shown) == 1, f"widget {w} slider {s} at {key}: {len(shown)} frames shown, not 1"
-                    assert shown[0] == page.evaluate("h => { const d = document.createElement('div'); "
-                                                     "d.innerHTML = h; return d.innerHTML; }", expected), \
-                        f"widget {w} slider {s} at {key}: the shown frame is not the pre-rendered one"
-                    label = widget.query_selector_all("output")[s].text_content()
-                    assert label == data["labels"][s][position]
-                    assert slider.get_attribute("aria-valuetext") == data["labels"][s][position], \
-                        f"widget {w} slider {s}: a screen reader would not hear the value"
-                    shown_at[key] = (shown[0], expected)
-                (home, home_expected), (end, end_expected) = shown_at["Home"], shown_at["End"]
-                if home_expected != end_expected:
-                    assert home != end, f"widget {w} slider {s}: the frame did not change from min to max"
-        assert outside == [] and errors == [], (outside, errors)
-    finally:
-        page.close()
+def _widgets_respond(page) -> None:
+    """Every slider of every interactive figure, moved by keyboard to its two ends, shows
+    exactly the pre-rendered frame of its position, labelled and announced."""
+    widgets = page.query_selector_all(".mmir-widget")
+    assert widgets, "page lists widget data but shows no widget"
+    for w, widget in enumerate(widgets):
+        data = json.loads(widget.query_selector(".mmir-widget-data").text_content())
+        assert len(data["index"]) == math.prod(data["shape"]), "frame index does not cover the grid"
+        inputs = widget.query_selector_all("input[type=range]")
+        view = widget.query_selector(".mmir-widget-frame")
+        for s, slider in enumerate(inputs):
+            shown_at = {}
+            for key, position in (("Home", 0), ("End", data["shape"][s] - 1)):
+                slider.focus()
+                slider.press(key)
+                positions = [int(i.input_value()) for i in inputs]
+                assert positions[s] == position, f"widget {w} slider {s}: {key} did not move it"
+                expected = data["frames"][data["index"][_flat(positions, data["shape"])]]
+                shown = view.evaluate(_SHOWN)
+                assert len(shown) == 1, f"widget {w} slider {s} at {key}: {len(shown)} frames shown, not 1"
+                assert shown[0] == page.evaluate("h => { const d = document.createElement('div'); "
+                                                 "d.innerHTML = h; return d.innerHTML; }", expected), \
+                    f"widget {w} slider {s} at {key}: the shown frame is not the pre-rendered one"
+                label = widget.query_selector_all("output")[s].text_content()
+                assert label == data["labels"][s][position]
+                assert slider.get_attribute("aria-valuetext") == data["labels"][s][position], \
+                    f"widget {w} slider {s}: a screen reader would not hear the value"
+                shown_at[key] = (shown[0], expected)
+            (home, home_expected), (end, end_expected) = shown_at["Home"], shown_at["End"]
+            if home_expected != end_expected:
+                assert home != end, f"widget {w} slider {s}: the frame did not change from min to max"
 
 
 def _search(page, word: str) -> list[tuple[str, str]]:
@@ -186,19 +175,14 @@ _IMAGES = """a => [...a.querySelectorAll('img')].map(i => {
           widget: !!i.closest('.mmir-widget'), caption: c ? c.textContent.trim() : ''}; })"""
 
 
-@pytest.mark.parametrize("path", _CHAPTERS, ids=lambda p: str(p.relative_to(HTML)))
-def test_figures_have_alt_text_and_caption(browser, path):
-    page, _, _ = open_offline(browser, path)
-    try:
-        images = page.eval_on_selector("article", _IMAGES)
-        # Without alt text in the metadata, docutils writes the image's address as its alt.
-        no_alt = [i["src"] for i in images if not i["alt"] or i["alt"].endswith((".png", ".jpg", ".svg"))
-                  or i["alt"].startswith("<Figure")]
-        no_caption = [i["src"] for i in images if not i["widget"] and not i["caption"]]
-        assert no_alt == [], f"{len(no_alt)} of {len(images)} images without alt text: {no_alt[:5]}"
-        assert no_caption == [], f"{len(no_caption)} static figures not in a <figure> with a caption: {no_caption[:5]}"
-    finally:
-        page.close()
+def _figures_have_alt_text_and_caption(page) -> None:
+    images = page.eval_on_selector("article", _IMAGES)
+    # Without alt text in the metadata, docutils writes the image's address as its alt.
+    no_alt = [i["src"] for i in images if not i["alt"] or i["alt"].endswith((".png", ".jpg", ".svg"))
+              or i["alt"].startswith("<Figure")]
+    no_caption = [i["src"] for i in images if not i["widget"] and not i["caption"]]
+    assert no_alt == [], f"{len(no_alt)} of {len(images)} images without alt text: {no_alt[:5]}"
+    assert no_caption == [], f"{len(no_caption)} static figures not in a <figure> with a caption: {no_caption[:5]}"
 
 
 # Elements of the article wider than their column (or starting left of it), unless an
@@ -235,25 +219,17 @@ _TABLE_WIDTHS = """a => { const s = getComputedStyle(a);
           [...a.querySelectorAll('table')].filter(t => t.offsetParent).map(t => Math.round(t.scrollWidth))]; }"""
 
 
-@pytest.mark.parametrize("width", [1280, 390])
-@pytest.mark.parametrize("path", _pages(), ids=lambda p: str(p.relative_to(HTML)))
-def test_nothing_spills_out_of_the_column(browser, path, width):
-    page, _, _ = open_offline(browser, path)
-    try:
-        page.set_viewport_size({"width": width, "height": 900})
-        page.wait_for_timeout(200)
-        if not page.query_selector("article"):
-            return
-        spills = page.eval_on_selector("article", _SPILLS)
-        assert spills == [], f"at {width} px, wider than the column and not scrollable: {spills[:8]}"
-        page_width = page.evaluate("document.documentElement.scrollWidth")
-        assert page_width <= width + 1, f"at {width} px the page scrolls sideways ({page_width} px wide)"
-        if width >= 1000:  # on a desktop, every table fits the column without scrolling
-            column, widths = page.eval_on_selector("article", _TABLE_WIDTHS)
-            wide = [w for w in widths if w > column + 1]
-            assert wide == [], f"at {width} px, tables wider than the {column} px column: {wide}"
-    finally:
-        page.close()
+def _nothing_spills_out_of_the_column(page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    page.wait_for_timeout(200)
+    spills = page.eval_on_selector("article", _SPILLS)
+    assert spills == [], f"at {width} px, wider than the column and not scrollable: {spills[:8]}"
+    page_width = page.evaluate("document.documentElement.scrollWidth")
+    assert page_width <= width + 1, f"at {width} px the page scrolls sideways ({page_width} px wide)"
+    if width >= 1000:  # on a desktop, every table fits the column without scrolling
+        column, widths = page.eval_on_selector("article", _TABLE_WIDTHS)
+        wide = [w for w in widths if w > column + 1]
+        assert wide == [], f"at {width} px, tables wider than the {column} px column: {wide}"
 
 
 _SOLUTION_PAGE = HTML / "notebooks" / "ir" / "03-bm25.html"
@@ -313,19 +289,42 @@ _TABLE_BOXES = """() => [...document.querySelectorAll('.mmir-table, .mmir-widget
   .map(b => [b.className, b.clientWidth, b.scrollWidth, b.getAttribute('tabindex')])"""
 
 
-@pytest.mark.parametrize("path", _CHAPTERS, ids=lambda p: str(p.relative_to(HTML)))
-def test_tables_fit_in_dark_mode_and_scroll_boxes_take_the_keyboard(browser, path):
-    page, _, _ = open_offline(browser, path)
+def _tables_fit_in_dark_mode_and_scroll_boxes_take_the_keyboard(page) -> None:
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.evaluate("document.documentElement.dataset.theme = 'dark'")
+    page.wait_for_timeout(200)
+    boxes = page.evaluate(_TABLE_BOXES)
+    assert [b for b in boxes if b[0] == "mmir-table"] == [], f"dark mode: tables wider than their box: {boxes}"
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.wait_for_timeout(200)
+    page.evaluate("window.dispatchEvent(new Event('load'))")
+    unreachable = [b for b in page.evaluate(_TABLE_BOXES) if b[3] != "0"]
+    assert unreachable == [], f"at 390 px, scroll boxes a keyboard cannot reach: {unreachable[:5]}"
+    page.evaluate("document.documentElement.dataset.theme = 'light'")
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+
+@pytest.mark.parametrize("path", _pages(), ids=lambda p: str(p.relative_to(HTML)))
+def test_page(browser, path):
+    """Each page is opened once (a chapter takes seconds to load and typeset) and every
+    check runs on it in turn: it reads offline; its figures have alt text and captions;
+    nothing spills out of the column at 1280 px or at a phone's 390 px; its results
+    tables fit in dark mode and its scroll boxes take the keyboard; its interactive
+    figures respond (last: it moves their sliders). Each assertion names its check."""
+    page, outside, errors = open_offline(browser, path)
     try:
-        page.set_viewport_size({"width": 1280, "height": 900})
-        page.evaluate("document.documentElement.dataset.theme = 'dark'")
-        page.wait_for_timeout(200)
-        boxes = page.evaluate(_TABLE_BOXES)
-        assert [b for b in boxes if b[0] == "mmir-table"] == [], f"dark mode: tables wider than their box: {boxes}"
-        page.set_viewport_size({"width": 390, "height": 900})
-        page.wait_for_timeout(200)
-        page.evaluate("window.dispatchEvent(new Event('load'))")
-        unreachable = [b for b in page.evaluate(_TABLE_BOXES) if b[3] != "0"]
-        assert unreachable == [], f"at 390 px, scroll boxes a keyboard cannot reach: {unreachable[:5]}"
+        assert outside == [], f"requests to outside hosts: {outside}"
+        assert errors == [], f"console errors: {errors}"
+        _reads_offline(page, path)
+        if page.query_selector("article"):
+            if path in _CHAPTERS:
+                _figures_have_alt_text_and_caption(page)
+            for width in (1280, 390):
+                _nothing_spills_out_of_the_column(page, width)
+            if path in _CHAPTERS:
+                _tables_fit_in_dark_mode_and_scroll_boxes_take_the_keyboard(page)
+        if path in _WIDGET_PAGES:
+            _widgets_respond(page)
+        assert outside == [] and errors == [], (outside, errors)
     finally:
         page.close()

@@ -47,3 +47,26 @@ def test_same_seed_same_draws_in_every_generator():
 def test_bad_seed(seed, error):
     with pytest.raises(error, match="seed"):
         setup_chapter(seed=seed)
+
+
+def test_use_deterministic_torch_has_the_effect_of_torchs_own_switch():
+    """The same flags as torch.use_deterministic_algorithms sets for eager kernels
+    (deterministic on, warn-only off), and off again."""
+    out = run(
+        "import torch\n"
+        "from mmir_lib.chapter import use_deterministic_torch\n"
+        "flags = lambda: (torch.are_deterministic_algorithms_enabled(),\n"
+        "                 torch.is_deterministic_algorithms_warn_only_enabled())\n"
+        "use_deterministic_torch(True); ours_on = flags()\n"
+        "use_deterministic_torch(False); ours_off = flags()\n"
+        "torch.use_deterministic_algorithms(True); theirs_on = flags()\n"
+        "print(ours_on == theirs_on == (True, False), ours_off == (False, False))\n"
+    )
+    assert out == "True True"
+
+
+def test_use_deterministic_torch_bad_input():
+    from mmir_lib.chapter import use_deterministic_torch
+
+    with pytest.raises(TypeError, match="mode must be True or False"):
+        use_deterministic_torch(1)

@@ -9,9 +9,22 @@
   function nameByVisibleText() {
     document.querySelectorAll(".search-button-field[aria-label], details.hide > summary[aria-label]")
       .forEach(function (el) { if (el.textContent.trim()) el.removeAttribute("aria-label"); });
-    document.querySelectorAll(".theme-switch-button i[title]").forEach(function (icon) {
-      icon.removeAttribute("title");
-      icon.setAttribute("aria-hidden", "true");
+    // FontAwesome's script replaces each <i title> by an <svg> holding a <title>, at a
+    // time of its own choosing: strip the names from whichever form is there.
+    document.querySelectorAll(".theme-switch-button i[title], .theme-switch-button svg")
+      .forEach(function (icon) {
+        icon.removeAttribute("title");
+        icon.removeAttribute("aria-labelledby");
+        icon.setAttribute("aria-hidden", "true");
+        icon.querySelectorAll("title").forEach(function (t) { t.remove(); });
+      });
+  }
+  // ... and again whenever the button's icons change (FontAwesome, the theme's mode switch).
+  function watchColourModeButton() {
+    document.querySelectorAll(".theme-switch-button").forEach(function (button) {
+      // (its own removals call it once more, which then finds nothing left to change)
+      new MutationObserver(nameByVisibleText)
+        .observe(button, {childList: true, subtree: true, attributes: true, attributeFilter: ["title"]});
     });
   }
   // A results table wider than its box scrolls sideways; a keyboard reader reaches the
@@ -30,5 +43,6 @@
   // Once the page is parsed, and again when everything has loaded: the theme's own
   // scripts may set the icons' titles after this one ran (a race seen in one test run).
   document.addEventListener("DOMContentLoaded", nameByVisibleText);
+  document.addEventListener("DOMContentLoaded", watchColourModeButton);
   window.addEventListener("load", nameByVisibleText);
 })();

@@ -35,6 +35,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..chapter import use_deterministic_torch
 from ..validation import (check_array, check_bool, check_callable, check_choice, check_count, check_instance,
                           check_number, check_optional, check_same_length, check_str_list, check_tensor,
                           describe)
@@ -280,12 +281,12 @@ def _reproducible(seed: int) -> Iterator[None]:
     deterministic, threads = torch.are_deterministic_algorithms_enabled(), torch.get_num_threads()
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        torch.use_deterministic_algorithms(True)  # the first call imports torch._inductor: seconds, once
+        use_deterministic_torch(True)
         torch.set_num_threads(1)
         try:
             yield
         finally:
-            torch.use_deterministic_algorithms(deterministic)
+            use_deterministic_torch(deterministic)
             torch.set_num_threads(threads)
 
 
