@@ -24,5 +24,7 @@ CASES = [
 EXEMPT = {
     "mmir_lib.chapter.setup_chapter": "changes process-wide state (threads, seeds); its bad seeds are tested "
                                       "in a fresh process by tests/test_chapter.py",
+    "mmir_lib.chapter.use_deterministic_torch": "switches torch's deterministic kernels for the whole process; "
+                                                "its bad input is tested in tests/test_chapter.py",
     "mmir_lib.listing.Listing": "a plain record (code, caption) that show_code builds",
 }
