@@ -37,8 +37,12 @@ less Σ_i log P(w_i)). P(t | w) comes from:
   P_m(t) = (P̂(t | last m letters) + θ·P_{m−1}(t)) / (1 + θ), θ the standard deviation
   of the tag distribution of those words.
 
-**Decoding** works in log space (a product of 50 probabilities underflows float64's
-10^−308 for a long sentence). With log a_{ij} = log P(j | i) and e_j(w) = b_j(w):
+**Decoding** works in log space. Each word multiplies a path's probability by a
+transition and an emission probability, so it shrinks geometrically with the length,
+and somewhere past a hundred words (a long sentence, or a paragraph tagged as one
+sequence) it falls below float64's smallest positive number, about 10^−308; in logs
+every score is an ordinary number whatever the length, and products become sums, the
+form a CRF's scores take anyway. With log a_{ij} = log P(j | i) and e_j(w) = b_j(w):
 
 * forward algorithm: α_1(j) = log π_j + e_j(w_1), α_t(j) = logsumexp_i (α_{t−1}(i) +
   log a_ij) + e_j(w_t); log P = logsumexp_j (α_n(j) + log P(</s> | j));
