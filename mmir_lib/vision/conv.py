@@ -36,6 +36,8 @@ memory limit before it is built.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -262,6 +264,18 @@ def _check_pool(x: object, kernel_size: object, stride: object, padding: object)
     return x, k, stride, padding
 
 
+def _fold_offsets(combine: np.ufunc, windows: np.ndarray) -> np.ndarray:
+    """Combine a window view (N, C, k, k, H', W') over its k × k offsets -> (N, C, H', W'):
+    k² whole-array steps, each on one offset's strided slice (N, C, H', W'). The same
+    result as reducing axes 2 and 3 (``windows.max(axis=(2, 3))``), many times faster:
+    that reduction runs over two tiny axes per output pixel."""
+    out = windows[:, :, 0, 0].copy()
+    for i, j in itertools.product(range(windows.shape[2]), range(windows.shape[3])):
+        if i or j:
+            combine(out, windows[:, :, i, j], out=out)
+    return out
+
+
 def max_pool2d(x: object, kernel_size: int, stride: int | None = None, padding: int = 0) -> np.ndarray:
     """The largest value of each k × k window, channel by channel; windows every ``stride``
     pixels (default: k, no overlap), the border padded with −∞ (it never wins).
@@ -270,7 +284,7 @@ def max_pool2d(x: object, kernel_size: int, stride: int | None = None, padding: 
     """
     x, k, stride, padding = _check_pool(x, kernel_size, stride, padding)
     windows = _windows(_pad(x, padding, padding, -np.inf), k, k, (stride, stride), (1, 1))  # (N, C, k, k, H', W')
-    return windows.max(axis=(2, 3))
+    return _fold_offsets(np.maximum, windows)
 
 
 def avg_pool2d(x: object, kernel_size: int, stride: int | None = None, padding: int = 0) -> np.ndarray:
@@ -278,7 +292,7 @@ def avg_pool2d(x: object, kernel_size: int, stride: int | None = None, padding: 
     (torch's default ``count_include_pad=True``). Shapes as :func:`max_pool2d`, as ``F.avg_pool2d``."""
     x, k, stride, padding = _check_pool(x, kernel_size, stride, padding)
     windows = _windows(_pad(x, padding, padding), k, k, (stride, stride), (1, 1))
-    return windows.mean(axis=(2, 3))
+    return _fold_offsets(np.add, windows) / (k * k)
 
 
 # ---- receptive fields -----------------------------------------------------------------------
