@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, vocabulary  # noqa: E402
 from mmir_lib.lm.transformer import (CharTransformer, LOG_VALIDATION_CHARS, TransformerConfig,  # noqa: E402
                                      held_out_losses)
+from mmir_lib.nn.optim import warmup_cosine_learning_rate  # noqa: E402
 
 SEED = 0
 BATCH = 32
@@ -54,11 +55,9 @@ CONFIG = dict(context=256, width=192, layers=4, heads=4, dropout=0.0)
 
 
 def learning_rate(step: int, steps: int) -> float:
-    """Linear warm-up to PEAK_LR over WARMUP steps, then a cosine down to FINAL_LR at ``steps``."""
-    if step < WARMUP:
-        return PEAK_LR * (step + 1) / WARMUP
-    progress = min(1.0, (step - WARMUP) / max(1, steps - WARMUP))
-    return FINAL_LR + 0.5 * (PEAK_LR - FINAL_LR) * (1 + math.cos(math.pi * progress))
+    """Linear warm-up to PEAK_LR over WARMUP steps, then a cosine down to FINAL_LR at ``steps``
+    (:func:`mmir_lib.nn.optim.warmup_cosine_learning_rate`, also taught in chapter IV.3)."""
+    return warmup_cosine_learning_rate(step, steps, WARMUP, PEAK_LR, FINAL_LR)
 
 
 def batch(train: torch.Tensor, step: int, context: int) -> tuple[torch.Tensor, torch.Tensor]:

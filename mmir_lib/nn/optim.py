@@ -1,21 +1,26 @@
-"""Optimisers written out: gradient descent with momentum, RMSprop and Adam, on numpy arrays.
+"""Optimisers written out: gradient descent with (Nesterov) momentum, AdaGrad, RMSprop, Adam and AdamW, on numpy arrays.
 
 An optimiser holds a list of parameter arrays θ and changes them **in place** from
 their gradients g = ∇θ J, one :meth:`Optimizer.step` per mini-batch. Each keeps, per
 parameter, the running averages its rule needs, and counts its steps t = 1, 2, ...
 (all operations are elementwise; α is the learning rate):
 
-=============  =====================================================  ==========================
-optimiser      update                                                 state
-=============  =====================================================  ==========================
-:class:`SGD`   v ← β v + g;   θ ← θ − α v   (β = 0: plain descent)     v (velocity)
-:class:`RMSprop`  s ← ρ s + (1 − ρ) g²;   θ ← θ − α g / (√s + ε)       s (mean square)
-:class:`Adam`  m ← β₁ m + (1 − β₁) g;   s ← β₂ s + (1 − β₂) g²;        m, s, t
-               m̂ = m / (1 − β₁ᵗ);   ŝ = s / (1 − β₂ᵗ);
-               θ ← θ − α m̂ / (√ŝ + ε)
-=============  =====================================================  ==========================
+=================  =====================================================  ==========================
+optimiser          update                                                 state
+=================  =====================================================  ==========================
+:class:`SGD`       v ← β v + g;   θ ← θ − α v   (β = 0: plain descent)     v (velocity)
+SGD, Nesterov      v ← β v + g;   θ ← θ − α (g + β v)                     v
+:class:`Adagrad`   s ← s + g²;   θ ← θ − α g / (√s + ε)                   s (sum of squares)
+:class:`RMSprop`   s ← ρ s + (1 − ρ) g²;   θ ← θ − α g / (√s + ε)         s (mean square)
+:class:`Adam`      g ← g + λ θ (L2, λ = 0 by default);                    m, s, t
+                   m ← β₁ m + (1 − β₁) g;   s ← β₂ s + (1 − β₂) g²;
+                   m̂ = m / (1 − β₁ᵗ);   ŝ = s / (1 − β₂ᵗ);
+                   θ ← θ − α m̂ / (√ŝ + ε)
+:class:`AdamW`     θ ← θ (1 − α λ), then Adam's step on the plain g       m, s, t
+=================  =====================================================  ==========================
 
-These are the rules of ``torch.optim`` (SGD with ``dampening=0``, RMSprop, Adam), with
+These are the rules of ``torch.optim`` (SGD with ``dampening=0``, Adagrad with
+``lr_decay=0`` and ``initial_accumulator_value=0``, RMSprop, Adam, AdamW), with
 the arithmetic in torch's order of operations where numpy can follow it. What holds, and
 is tested: fed the same gradients, the parameters of both stay within about 1e-14 of each
 other relative to their size (the tests allow 1e-13 over 50 steps, for random
@@ -36,7 +41,8 @@ Two of them differ in form from the course notes, not in substance:
 
 Also here: the exponentially weighted average with its bias correction
 (:func:`exponential_average`), the learning-rate schedules of the notes
-(:func:`decayed_learning_rate`) and sampling hyperparameters on a log scale
+(:func:`decayed_learning_rate`), the linear warm-up with a cosine decay of chapter V.7's
+training script (:func:`warmup_cosine_learning_rate`) and sampling hyperparameters on a log scale
 (:func:`sample_log_uniform`, :func:`sample_beta`).
 """
 
@@ -48,8 +54,8 @@ import numpy as np
 
 from ..validation import check_array, check_bool, check_choice, check_count, check_list, check_number, describe
 
-__all__ = ["Optimizer", "SGD", "RMSprop", "Adam", "exponential_average", "decayed_learning_rate",
-           "DECAY_SCHEDULES", "sample_log_uniform", "sample_beta", "minimize"]
+__all__ = ["Optimizer", "SGD", "Adagrad", "RMSprop", "Adam", "AdamW", "exponential_average", "decayed_learning_rate",
+           "DECAY_SCHEDULES", "warmup_cosine_learning_rate", "sample_log_uniform", "sample_beta", "minimize"]
 
 
 class Optimizer:
@@ -94,11 +100,18 @@ class Optimizer:
 
 
 class SGD(Optimizer):
-    """Gradient descent with momentum β: v ← β v + g; θ ← θ − α v (β = 0: θ ← θ − α g)."""
+    """Gradient descent with momentum β: v ← β v + g; θ ← θ − α v (β = 0: θ ← θ − α g).
 
-    def __init__(self, params, lr: float, momentum: float = 0.0):
+    With ``nesterov=True`` the step looks ahead (Sutskever et al. 2013's form of Nesterov's
+    method, as torch writes it): v ← β v + g; θ ← θ − α (g + β v), the gradient plus the
+    velocity it is about to add. It needs β > 0."""
+
+    def __init__(self, params, lr: float, momentum: float = 0.0, nesterov: bool = False):
         super().__init__(params, lr)
         self.momentum = check_number("momentum", momentum, low=0, high=1, high_open=True)
+        self.nesterov = check_bool("nesterov", nesterov)
+        if self.nesterov and not self.momentum:
+            raise ValueError("nesterov=True needs a momentum > 0 (torch.optim.SGD refuses it too), got momentum = 0")
         self.velocity = [np.zeros_like(p) for p in self.params]
         self.scratch = [np.empty_like(p) for p in self.params]  # α v, kept between steps (no new array per step)
 
@@ -110,8 +123,26 @@ class SGD(Optimizer):
             else:
                 v *= self.momentum
                 v += g
-            g = v
+            g = g + self.momentum * v if self.nesterov else v
         p -= np.multiply(g, self.lr, out=self.scratch[i])
+
+
+class Adagrad(Optimizer):
+    """AdaGrad (Duchi et al. 2011): s ← s + g²; θ ← θ − α g / (√s + ε).
+
+    The sum of all squared gradients so far, not an average: each coordinate's effective
+    rate α / (√s + ε) can only fall (as 1/√t for a constant gradient). RMSprop is this rule
+    with an exponential forgetting of old gradients."""
+
+    def __init__(self, params, lr: float = 0.01, eps: float = 1e-10):
+        super().__init__(params, lr)
+        self.eps = check_number("eps", eps, low=0, low_open=True)
+        self.square = [np.zeros_like(p) for p in self.params]
+
+    def _update(self, i, p, g):
+        s = self.square[i]
+        s += g * g
+        p -= self.lr * (g / (np.sqrt(s) + self.eps))
 
 
 class RMSprop(Optimizer):
@@ -131,17 +162,29 @@ class RMSprop(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam: momentum on g and RMSprop on g², both bias-corrected (Kingma and Ba 2015)."""
+    """Adam: momentum on g and RMSprop on g², both bias-corrected (Kingma and Ba 2015).
 
-    def __init__(self, params, lr: float = 1e-3, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8):
+    ``weight_decay`` λ > 0 adds the L2 penalty's gradient to g first, g ← g + λ θ (torch's
+    Adam): that term then goes through the division by √ŝ like the rest of the gradient."""
+
+    decoupled = False  # AdamW: shrink θ itself instead of adding λ θ to the gradient
+
+    def __init__(self, params, lr: float = 1e-3, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
+                 weight_decay: float = 0.0):
         super().__init__(params, lr)
         self.beta1 = check_number("beta1", beta1, low=0, high=1, high_open=True)
         self.beta2 = check_number("beta2", beta2, low=0, high=1, high_open=True)
         self.eps = check_number("eps", eps, low=0, low_open=True)
+        self.weight_decay = check_number("weight_decay", weight_decay, low=0)
         self.mean = [np.zeros_like(p) for p in self.params]
         self.square = [np.zeros_like(p) for p in self.params]
 
     def _update(self, i, p, g):
+        if self.weight_decay:
+            if self.decoupled:
+                p *= 1 - self.lr * self.weight_decay
+            else:
+                g = g + self.weight_decay * p
         m, s = self.mean[i], self.square[i]
         weight = 1 - self.beta1                    # β₁ m + (1 − β₁) g, as torch's lerp computes it:
         if weight < 0.5:
@@ -153,6 +196,21 @@ class Adam(Optimizer):
         step = self.lr / (1 - self.beta1 ** self.t)
         denominator = np.sqrt(s) / math.sqrt(1 - self.beta2 ** self.t) + self.eps
         p -= step * (m / denominator)
+
+
+class AdamW(Adam):
+    """AdamW (Loshchilov and Hutter 2019): decoupled weight decay, θ ← θ (1 − α λ), then
+    Adam's step on the plain gradient, as ``torch.optim.AdamW`` (default λ = 0.01).
+
+    Every weight shrinks by the same factor 1 − α λ per step, whatever its gradient history;
+    Adam's L2 (``Adam(weight_decay=λ)``) divides λ θ by √ŝ and so decays the weights with
+    large past gradients less."""
+
+    decoupled = True
+
+    def __init__(self, params, lr: float = 1e-3, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
+                 weight_decay: float = 0.01):
+        super().__init__(params, lr, beta1, beta2, eps, weight_decay)
 
 
 def exponential_average(values, beta: float, bias_correction: bool = True) -> np.ndarray:
@@ -198,6 +256,30 @@ def decayed_learning_rate(schedule: str, lr0: float, epoch: int, rate: float, k:
     if schedule == "inverse square root":
         return lr0 * k / math.sqrt(epoch + 1)
     return lr0 * rate ** math.floor(epoch / k)
+
+
+def warmup_cosine_learning_rate(step: int, total_steps: int, warmup_steps: int, lr_max: float,
+                                lr_min: float = 0.0) -> float:
+    """α at ``step`` (counted from 0) of a linear warm-up followed by a cosine decay,
+    the schedule of V.7's ``tools/train_char_transformer.py`` (W = ``warmup_steps``,
+    T = ``total_steps``):
+
+    * step s < W:  α = α_max (s + 1) / W, rising from α_max / W to α_max at s = W − 1;
+    * step s ≥ W:  α = α_min + ½ (α_max − α_min)(1 + cos(π p)), p = min(1, (s − W) / max(1, T − W)):
+      α_max at s = W, α_min from s = T on (from W + 1 if W = T): half a cosine, SGDR's shape without restarts.
+
+    >>> [round(warmup_cosine_learning_rate(s, 10, 4, 1.0), 3) for s in range(11)]
+    [0.25, 0.5, 0.75, 1.0, 1.0, 0.933, 0.75, 0.5, 0.25, 0.067, 0.0]
+    """
+    step = check_count("step", step, high=10**12)
+    total_steps = check_count("total_steps", total_steps, low=1, high=10**12)
+    warmup_steps = check_count("warmup_steps", warmup_steps, high=10**12)  # may exceed total_steps (a short test run)
+    lr_max = check_number("lr_max", lr_max, low=0, low_open=True)
+    lr_min = check_number("lr_min", lr_min, low=0, high=lr_max)
+    if step < warmup_steps:
+        return lr_max * (step + 1) / warmup_steps
+    progress = min(1.0, (step - warmup_steps) / max(1, total_steps - warmup_steps))
+    return lr_min + 0.5 * (lr_max - lr_min) * (1 + math.cos(math.pi * progress))
 
 
 def sample_log_uniform(low: float, high: float, size: int, rng: np.random.Generator) -> np.ndarray:

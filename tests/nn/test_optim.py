@@ -6,8 +6,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmir_lib.nn.optim import (SGD, Adam, RMSprop, decayed_learning_rate, exponential_average, minimize,
-                               sample_beta, sample_log_uniform)
+from mmir_lib.nn.optim import (SGD, Adagrad, Adam, AdamW, RMSprop, decayed_learning_rate, exponential_average,
+                               minimize, sample_beta, sample_log_uniform, warmup_cosine_learning_rate)
 from mmir_lib.nn.surfaces import ILL_CONDITIONED, ROSENBROCK, SADDLE, SURFACES
 
 PAIRS = {
@@ -15,6 +15,12 @@ PAIRS = {
     "momentum": (lambda p: SGD(p, 0.05, momentum=0.9), lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9)),
     "RMSprop": (lambda p: RMSprop(p, 0.01, rho=0.9), lambda p: torch.optim.RMSprop(p, lr=0.01, alpha=0.9)),
     "Adam": (lambda p: Adam(p, 0.05, beta1=0.8, beta2=0.99), lambda p: torch.optim.Adam(p, lr=0.05, betas=(0.8, 0.99))),
+    "Nesterov": (lambda p: SGD(p, 0.05, momentum=0.9, nesterov=True),
+                 lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True)),
+    "Adagrad": (lambda p: Adagrad(p, 0.1), lambda p: torch.optim.Adagrad(p, lr=0.1)),
+    "Adam with L2": (lambda p: Adam(p, 0.05, weight_decay=0.1),
+                     lambda p: torch.optim.Adam(p, lr=0.05, weight_decay=0.1)),
+    "AdamW": (lambda p: AdamW(p, 0.05, weight_decay=0.1), lambda p: torch.optim.AdamW(p, lr=0.05, weight_decay=0.1)),
 }
 
 
@@ -95,17 +101,32 @@ def test_bad_input_is_refused_clearly():
         decayed_learning_rate("exponential", 0.1, 2, 1.5)
     with pytest.raises(ValueError, match="momentum"):
         SGD([np.zeros(2)], 0.1, momentum=math.inf)
+    with pytest.raises(ValueError, match="nesterov=True needs a momentum"):
+        SGD([np.zeros(2)], 0.1, nesterov=True)
+    with pytest.raises(ValueError, match="weight_decay"):
+        AdamW([np.zeros(2)], 0.1, weight_decay=-0.1)
+    with pytest.raises(ValueError, match="lr_min"):
+        warmup_cosine_learning_rate(3, 10, 2, lr_max=0.1, lr_min=0.2)
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(["momentum", "RMSprop", "Adam"]), st.floats(-4, 0), st.floats(0, 0.999),
-       st.floats(0, 0.999), st.integers(0, 2**32 - 1))
-def test_same_gradients_keep_torch_optim_within_1e13_relative(name, log_lr, beta1, beta2, seed):
+@given(st.sampled_from(["momentum", "Nesterov", "Adagrad", "RMSprop", "Adam", "Adam with L2", "AdamW"]),
+       st.floats(-4, 0), st.floats(0, 0.999), st.floats(0, 0.999), st.integers(0, 2**32 - 1), st.floats(-4, 0))
+def test_same_gradients_keep_torch_optim_within_1e13_relative(name, log_lr, beta1, beta2, seed, log_decay):
     # What the module's docstring promises: not bit equality (torch fuses multiply-adds), but agreement
     # to about 1e-14 of the parameters' size when both are fed the same 50 gradients, for any hyperparameters
-    lr = 10.0 ** log_lr
+    lr, decay = 10.0 ** log_lr, 10.0 ** log_decay
+    nesterov_beta = max(beta1, 0.01)  # Nesterov needs a momentum > 0
     make = {"momentum": (lambda p: SGD(p, lr, momentum=beta1),
                          lambda p: torch.optim.SGD(p, lr=lr, momentum=beta1, foreach=False)),
+            "Nesterov": (lambda p: SGD(p, lr, momentum=nesterov_beta, nesterov=True),
+                         lambda p: torch.optim.SGD(p, lr=lr, momentum=nesterov_beta, nesterov=True, foreach=False)),
+            "Adagrad": (lambda p: Adagrad(p, lr), lambda p: torch.optim.Adagrad(p, lr=lr, foreach=False)),
+            "Adam with L2": (lambda p: Adam(p, lr, beta1=beta1, beta2=beta2, weight_decay=decay),
+                             lambda p: torch.optim.Adam(p, lr=lr, betas=(beta1, beta2), weight_decay=decay,
+                                                        foreach=False)),
+            "AdamW": (lambda p: AdamW(p, lr, beta1=beta1, beta2=beta2, weight_decay=decay),
+                      lambda p: torch.optim.AdamW(p, lr=lr, betas=(beta1, beta2), weight_decay=decay, foreach=False)),
             "RMSprop": (lambda p: RMSprop(p, lr, rho=beta2),
                         lambda p: torch.optim.RMSprop(p, lr=lr, alpha=beta2, foreach=False)),
             "Adam": (lambda p: Adam(p, lr, beta1=beta1, beta2=beta2),
@@ -120,3 +141,60 @@ def test_same_gradients_keep_torch_optim_within_1e13_relative(name, log_lr, beta
         theirs.grad = torch.from_numpy(g.copy())
         reference.step()
     assert np.all(np.abs(ours - theirs.detach().numpy()) <= 1e-13 * np.maximum(1, np.abs(ours)))
+
+
+def test_nesterov_adds_the_look_ahead_and_adagrad_sums_the_squares():
+    theta = [np.array([1.0])]
+    nesterov = SGD(theta, 0.1, momentum=0.5, nesterov=True)
+    nesterov.step([np.array([2.0])])                   # v = 2: θ = 1 − 0.1 (2 + 0.5 · 2) = 0.7
+    nesterov.step([np.array([2.0])])                   # v = 0.5 · 2 + 2 = 3: θ = 0.7 − 0.1 (2 + 1.5) = 0.35
+    assert theta[0][0] == pytest.approx(0.35, abs=1e-15)
+    theta = [np.array([0.0])]
+    adagrad = Adagrad(theta, 1.0, eps=1e-300)
+    for t in range(1, 5):                              # a constant gradient 3: the t-th step is 3 / √(9 t) = 1 / √t
+        adagrad.step([np.array([3.0])])
+    assert theta[0][0] == pytest.approx(-sum(1 / math.sqrt(t) for t in range(1, 5)), rel=1e-14)
+
+
+def test_adamw_shrinks_every_weight_by_the_same_factor_adam_l2_does_not():
+    # With a zero gradient AdamW's first step only multiplies θ by 1 − αλ; Adam's L2 gradient λθ, divided by
+    # its own √ŝ = λ|θ|, moves every weight by the same α whatever its size (sign only)
+    theta = np.array([1.0, -4.0, 0.5])
+    w = [theta.copy()]
+    AdamW(w, 0.1, weight_decay=0.2).step([np.zeros(3)])
+    np.testing.assert_allclose(w[0], theta * (1 - 0.1 * 0.2), rtol=1e-15)
+    a = [theta.copy()]
+    Adam(a, 0.1, weight_decay=0.2).step([np.zeros(3)])
+    np.testing.assert_allclose(a[0], theta - 0.1 * np.sign(theta), rtol=1e-6)
+
+
+def test_warmup_cosine_equals_torch_linear_then_cosine_annealing():
+    lr_max, lr_min, warmup, total = 0.3, 0.01, 5, 40
+    p = torch.zeros(1, requires_grad=True)
+    opt = torch.optim.SGD([p], lr=lr_max)
+    schedule = torch.optim.lr_scheduler.SequentialLR(opt, [
+        torch.optim.lr_scheduler.LinearLR(opt, start_factor=1 / warmup, end_factor=1.0, total_iters=warmup - 1),
+        torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=total - warmup, eta_min=lr_min)], milestones=[warmup])
+    theirs = []
+    for _ in range(total + 1):
+        theirs.append(opt.param_groups[0]["lr"])
+        opt.step()
+        schedule.step()
+    ours = [warmup_cosine_learning_rate(s, total, warmup, lr_max, lr_min) for s in range(total + 1)]
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 500), st.integers(0, 500), st.floats(1e-5, 10), st.floats(0, 1))
+def test_warmup_cosine_rises_to_lr_max_then_falls_to_lr_min(total, warmup, lr_max, min_share):
+    warmup = min(warmup, total)
+    lr_min = min_share * lr_max
+    rates = [warmup_cosine_learning_rate(s, total, warmup, lr_max, lr_min) for s in range(total + 3)]
+    if warmup:
+        assert rates[0] == pytest.approx(lr_max / warmup) and rates[warmup - 1] == pytest.approx(lr_max)
+        assert all(a < b for a, b in zip(rates[:warmup], rates[1:warmup]))
+    assert rates[warmup] == pytest.approx(lr_max)                            # the warm-up's end: the peak
+    assert all(a >= b for a, b in zip(rates[warmup:], rates[warmup + 1:]))    # monotone after the warm-up
+    assert all(r == pytest.approx(lr_min, abs=1e-12 * lr_max) for r in rates[max(total, warmup + 1):])  # then lr_min
+    assert all(r <= lr_max * (1 + 1e-15) for r in rates)  # lr_max (s + 1) / W may round one unit up at s = W − 1
+    assert all(r >= lr_min - 1e-12 * lr_max for r in rates[warmup:])
