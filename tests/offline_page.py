@@ -23,5 +23,8 @@ def open_offline(browser, path: Path):
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(path.as_uri(), wait_until="load")
+    if 'http-equiv="Refresh"' in path.read_text(errors="ignore")[:1000]:
+        # a redirect page (the book's index.html): wait until the page it leads to has loaded
+        page.wait_for_url(lambda url: url != path.as_uri(), wait_until="load")
     page.wait_for_timeout(300)  # MathJax typesets after load
     return page, outside, errors
