@@ -233,7 +233,8 @@ def test_truncation_refuses_bad_input():
     for bad, match in [(dict(logits=[np.nan, 1.0]), "logits"), (dict(logits=[np.inf, 1.0]), "logits"),
                        (dict(logits=[-np.inf, -np.inf]), "logits"), (dict(logits=[1.0], top_k=0), "top_k"),
                        (dict(logits=[1.0], top_p=0.0), "top_p"), (dict(logits=[1.0], top_p=1.5), "top_p"),
-                       (dict(logits=[1.0], temperature=0.0), "temperature"), (dict(logits=np.ones((2, 2, 2))), "logits")]:
+                       (dict(logits=[1.0], temperature=0.0), "temperature"),
+                       (dict(logits=np.ones((2, 2, 2))), "logits")]:
         with pytest.raises(ValueError, match=match):
             truncate(**bad)
     with pytest.raises(ValueError, match="top_k"):

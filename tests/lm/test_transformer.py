@@ -24,8 +24,8 @@ from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, vocabulary
 from mmir_lib.lm.heldout import held_out_result
 from mmir_lib.lm.sampling import generate
 from mmir_lib.lm.transformer import (HELD_OUT_STRIDE, CharTransformer, KVCache, MultiHeadAttention,
-                                     TransformerConfig, attention_from_torch, held_out_losses, layer_norm, load_checkpoint,
-                                     sinusoidal_positions, training_record)
+                                     TransformerConfig, attention_from_torch, held_out_losses, layer_norm,
+                                     load_checkpoint, sinusoidal_positions, training_record)
 
 TOL = 1e-12
 ROOT = Path(__file__).resolve().parents[2]
