@@ -57,7 +57,7 @@ import numpy as np
 
 from ..validation import check_count, check_instance, check_number, check_optional, describe
 from ..softmax import softmax
-from .sampling import check_generated_length, sample
+from .sampling import _truncate, check_generated_length, sample
 
 __all__ = ["Hypothesis", "length_normalised", "greedy_search", "beam_search", "exhaustive_search", "sample_search"]
 
@@ -231,7 +231,8 @@ def exhaustive_search(model, state, max_length: int, alpha: float = 0.0) -> list
 def sample_search(model, state, max_length: int, rng: np.random.Generator, temperature: float = 1.0,
                   top_k: int | None = None) -> Hypothesis:
     """One sequence drawn word by word from ``state`` (one sentence): each word from
-    softmax(log P / T) restricted to the ``top_k`` most probable words (all if None);
+    softmax(log P / T) restricted to the ``top_k`` most probable words (all if None; ties
+    go to the smaller id: :func:`~mmir_lib.lm.sampling.truncate`, shared with ``generate``);
     ``log_prob`` is the model's own log P of the drawn sequence (α = 0)."""
     model = _check_model(model)
     state = _check_state(state)
@@ -243,9 +244,7 @@ def sample_search(model, state, max_length: int, rng: np.random.Generator, tempe
     for _ in range(max_length):
         log_probs, state = model.step(np.array([previous]), state)
         log_probs = _score(log_probs, 1, model.vocab_size)[0]
-        logits = log_probs.copy()
-        if top_k is not None and top_k < len(logits):
-            logits[np.argsort(-logits, kind="stable")[top_k:]] = -np.inf  # keep the k most probable
+        logits = _truncate(log_probs, top_k, None, temperature)   # the k most probable, the rest −∞
         previous = sample(softmax(logits, temperature), rng)
         log_prob += float(log_probs[previous])
         if previous == model.eos:

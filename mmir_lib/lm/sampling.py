@@ -12,6 +12,21 @@ A distribution P over a vocabulary is sampled by inverting its cumulative sum: d
 u uniform in [0, 1) and take the first symbol whose cumulative probability exceeds u.
 Temperature applies to a distribution too: P^{1/T}, renormalised, is softmax(log P / T).
 
+**Truncated sampling** (:func:`truncate`) draws only from the head of the distribution,
+so that the long tail of individually unlikely symbols, which together carry real mass,
+is never drawn. Rank the symbols by logit, most probable first (ties: the smaller id
+first), with tempered probabilities p_(1) ≥ p_(2) ≥ … (p = softmax(z / T)):
+
+    top-k:  keep the k first symbols: exactly min(k, V), ties at the k-th value broken by id;
+    top-p:  keep symbol (i) while p_(1) + … + p_(i−1) < p: the smallest head whose mass
+            reaches p (Holtzman et al. 2020, "nucleus sampling"); the symbol that crosses p
+            is kept, one whose predecessors already reach p exactly is not; p = 1 keeps all.
+
+Both together apply top-k first and top-p to the renormalised k survivors (the order of
+Hugging Face's ``TopKLogitsWarper`` then ``TopPLogitsWarper``). The removed symbols get
+logit −∞, so softmax(truncate(z) / T) is the truncated distribution, renormalised:
+P'(w) = P(w) / Σ_{kept} P for a kept w, 0 otherwise.
+
 **Generation** repeats one step: ask the model for the distribution of the next symbol
 after the last (order − 1) symbols, pick one (the most probable: greedy; or a sample),
 append it. Any model with ``order``, ``vocab_size`` and ``next_distribution(context)``
@@ -25,7 +40,7 @@ import numpy as np
 from ..softmax import log_softmax, softmax  # noqa: F401 -- Chapter III.3 and V.4/V.7 import them from here
 from ..validation import check_array, check_count, check_distribution, check_instance, check_number, check_optional
 
-__all__ = ["MAX_GENERATED", "check_generated_length", "sample", "greedy_decode", "generate"]
+__all__ = ["MAX_GENERATED", "check_generated_length", "sample", "truncate", "greedy_decode", "generate"]
 
 #: Most symbols one call may generate or decode (:func:`generate`, :func:`greedy_decode`
 #: and the searches of :mod:`.decoding`): ten thousand, far beyond any text a chapter
@@ -56,6 +71,63 @@ def sample(probs, rng: np.random.Generator) -> int | np.ndarray:
     u = rng.random(probs.shape[:-1]) * cumulative[..., -1]  # scaled by the sum: rounding never runs past the end
     drawn = np.argmax(cumulative > u[..., None], axis=-1)
     return int(drawn) if drawn.ndim == 0 else drawn
+
+
+def truncate(logits, top_k: int | None = None, top_p: float | None = None, temperature: float = 1.0) -> np.ndarray:
+    """The logits with every symbol outside the top-k and/or top-p set at −∞.
+
+    Parameters
+    ----------
+    logits : (V,) or (m, V) real; −∞ allowed (a symbol of probability 0), NaN and +∞ not;
+        every row needs one finite logit. Log-probabilities log P are logits too.
+    top_k : int ≥ 1 or None; keep the k most probable symbols of each row (exactly
+        min(k, V): ties at the k-th value go to the smaller id)
+    top_p : float in (0, 1] or None; then keep the smallest head of the ranking whose
+        probability under softmax(z / T), renormalised over the top-k survivors,
+        reaches p (module notes); 1 keeps everything
+    temperature : T > 0, the temperature at which top-p measures mass (it never changes
+        the ranking, so top-k does not depend on it)
+
+    Returns
+    -------
+    float64 array of the shape of ``logits``: the kept logits unchanged, the others −∞;
+    ``softmax(result, T)`` is the truncated, renormalised distribution. With neither
+    ``top_k`` nor ``top_p`` the logits come back unchanged (a copy).
+
+    >>> truncate([2.0, 0.0, 1.0, 1.0], top_k=2)
+    array([ 2.,  1., -inf, -inf])
+    >>> p = np.array([0.5, 0.3, 0.15, 0.05])
+    >>> np.exp(truncate(np.log(p), top_p=0.8)).round(2)   # 0.5 < 0.8, 0.5 + 0.3 reaches 0.8: two kept
+    array([0.5, 0.3, 0. , 0. ])
+    """
+    logits = check_array("logits", logits, ndim=(1, 2), nonempty=True, finite=False)
+    if np.isnan(logits).any() or np.isposinf(logits).any():
+        raise ValueError("logits must not hold NaN or +inf (−inf marks a symbol of probability 0)")
+    if not np.isfinite(logits).any(axis=-1).all():
+        raise ValueError("logits must hold a finite value in every row (a row of −inf is no distribution)")
+    top_k = check_optional(check_count, "top_k", top_k, low=1)
+    top_p = check_optional(check_number, "top_p", top_p, low=0.0, high=1.0, low_open=True)
+    temperature = check_number("temperature", temperature, low=0, low_open=True)
+    return _truncate(logits, top_k, top_p, temperature)
+
+
+def _truncate(logits: np.ndarray, top_k: int | None, top_p: float | None, temperature: float) -> np.ndarray:
+    """:func:`truncate` on checked float64 logits (V,) or (m, V)."""
+    logits = logits.copy()
+    if (top_k is None or top_k >= logits.shape[-1]) and (top_p is None or top_p >= 1.0):
+        return logits
+    order = np.argsort(-logits, axis=-1, kind="stable")        # most probable first, ties: smaller id first
+    ranked = np.take_along_axis(logits, order, axis=-1)         # (…, V), descending
+    keep = np.ones(logits.shape, dtype=bool)                    # in ranked order
+    if top_k is not None:
+        keep[..., top_k:] = False
+    if top_p is not None and top_p < 1.0:
+        probs = softmax(np.where(keep, ranked, -np.inf), temperature)   # renormalised over the top-k survivors
+        before = np.zeros_like(probs)                                   # mass of the more probable symbols:
+        before[..., 1:] = np.cumsum(probs, axis=-1)[..., :-1]            # 0 for the first, always kept
+        keep &= before < top_p
+    np.put_along_axis(logits, order, np.where(keep, ranked, -np.inf), axis=-1)
+    return logits
 
 
 def _check_model(model: object) -> object:
@@ -104,15 +176,23 @@ def greedy_decode(model, context, length: int, stop: int | None = None, exclude=
 
 
 def generate(model, context, length: int, rng: np.random.Generator, temperature: float = 1.0,
-             stop: int | None = None, exclude=None) -> np.ndarray:
+             stop: int | None = None, exclude=None, top_k: int | None = None, top_p: float | None = None) -> np.ndarray:
     """Sampled continuation of ``context``: ``length`` symbols (or until ``stop``), each drawn
-    from the model's next distribution at temperature T (P^{1/T}, renormalised); the ids in
-    ``exclude`` (an id or a list of ids, e.g. ``<unk>``'s) are never drawn."""
+    from the model's next distribution at temperature T (P^{1/T}, renormalised), truncated
+    to its ``top_k`` most probable symbols and/or its top-``top_p`` nucleus and renormalised
+    (:func:`truncate`; None: no truncation); the ids in ``exclude`` (an id or a list of ids,
+    e.g. ``<unk>``'s) are never drawn."""
+    _check_model(model)
     check_instance("rng", rng, np.random.Generator)
     temperature = check_number("temperature", temperature, low=0, low_open=True)
+    top_k = check_optional(check_count, "top_k", top_k, low=1, high=model.vocab_size)
+    top_p = check_optional(check_number, "top_p", top_p, low=0.0, high=1.0, low_open=True)
 
     def pick(p):
-        if temperature != 1.0:
+        if top_k is not None or top_p is not None:
+            with np.errstate(divide="ignore"):
+                p = softmax(_truncate(np.log(p), top_k, top_p, temperature), temperature)
+        elif temperature != 1.0:
             with np.errstate(divide="ignore"):
                 p = softmax(np.log(p), temperature)
         return sample(p, rng)

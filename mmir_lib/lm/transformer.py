@@ -40,6 +40,16 @@ wavelengths 2π/ω_i from 2π to almost 2π·base. For a fixed offset k, PE[t + 
 linear function of PE[t] (a rotation of each (sin, cos) pair by ω_i k), the same for
 every t.
 
+**The KV cache** (:class:`KVCache`). Generating reads the window again for every new
+character, although the keys and values of the earlier positions do not change: the
+mask keeps every position from seeing later ones. The cache keeps, per block, the keys
+and values of the t positions read so far, (B, H, t, d_h) each; a new character computes
+only its own row (its query, key and value per block, O(d²) projections and an O(t·d)
+attention over the cached keys) instead of the whole prefix again. It holds 2·L·t·d
+numbers. The learned positions stop at T: once the window is full and slides, every
+position's number changes, so every key changes, and the cache starts again from the
+last T characters.
+
 **Parameters.** V·d (embedding, shared with the output) + T·d (positions)
 + L·(12d² + 13d) + 2d: per block 3d² + 3d (W_qkv) + d² + d (W_O) + 8d² + 5d (FFN)
 + 4d (two layer norms), and 2d for the final layer norm.
@@ -65,7 +75,7 @@ from .attention import MAX_LENGTH, merge_heads, scaled_dot_product_attention, sp
 
 __all__ = ["TransformerConfig", "CharTransformer", "MultiHeadAttention", "attention_from_torch", "layer_norm",
            "sinusoidal_positions", "held_out_losses", "load_checkpoint", "training_record", "IMPLEMENTATIONS",
-           "CHECKPOINT", "LOG_VALIDATION_CHARS", "HELD_OUT_STRIDE"]
+           "KVCache", "CHECKPOINT", "LOG_VALIDATION_CHARS", "HELD_OUT_STRIDE"]
 
 #: How attention is computed: V.6's function written out ("book") or torch's fused kernel ("fused").
 IMPLEMENTATIONS = ("fused", "book")
@@ -265,6 +275,21 @@ class MultiHeadAttention(nn.Module):
         return (y, weights) if return_weights else y
 
 
+    def _extend(self, x, past=None):
+        """Causal self-attention of n new positions ``x`` (B, n, d) that follow the t positions
+        whose keys and values ``past`` = (K, V), each (B, H, t, d/H), holds (None: t = 0).
+        Returns the (B, n, d) output and the keys and values of all t + n positions."""
+        b, n, d = x.shape
+        q, k, v = (z.view(b, n, self.heads, d // self.heads).transpose(1, 2)   # each (B, H, n, d/H)
+                   for z in self.qkv(x).split(d, dim=-1))
+        if past is not None:
+            k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)  # (B, H, t + n, d/H)
+        t = k.shape[2] - n
+        mask = None if n == 1 else torch.ones(n, t + n, dtype=torch.bool).tril(diagonal=t)  # new i sees ≤ t + i
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return self.out(y.transpose(1, 2).reshape(b, n, d)), (k, v)
+
+
 def attention_from_torch(source) -> MultiHeadAttention:
     """A :class:`MultiHeadAttention` with the weights of a ``torch.nn.MultiheadAttention``.
 
@@ -313,6 +338,14 @@ class Block(nn.Module):
         h = h + self.drop(attended)
         h = h + self.drop(self.feed_forward(norm(self.norm2, h)))
         return (h, weights) if return_weights else h
+
+
+    def extend(self, h: torch.Tensor, past=None):
+        """:meth:`forward` for n new positions h (B, n, d) after the t cached ones (evaluation
+        mode: no dropout): the (B, n, d) output and the block's keys and values for t + n."""
+        attended, past = self.attention._extend(self.norm1(h), past)
+        h = h + attended
+        return h + self.feed_forward(self.norm2(h)), past
 
 
 class CharTransformer(nn.Module):
@@ -411,6 +444,82 @@ class CharTransformer(nn.Module):
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
+
+
+class KVCache:
+    """A :class:`CharTransformer` that keeps the keys and values of what it has read.
+
+    :meth:`append` reads new ids after the ones read so far, at the next positions, and
+    returns their (n, V) logits, equal to the last n rows of ``model(all ids read)`` (to
+    float rounding); it computes only the new rows. :meth:`next_distribution` gives the
+    cached model the interface of Part III's models, so that
+    :func:`~mmir_lib.lm.sampling.generate` samples from it: it reads the window
+    ``model.next_distribution`` would read (the ``pad`` id, then the context, while the
+    context is shorter than T), appending only what extends the ids already read; a
+    window that does not extend them (a new text, or the sliding window once the context
+    is full) empties the cache and is read whole. Runs in evaluation mode, without
+    gradients; one sequence (B = 1).
+    """
+
+    def __init__(self, model: CharTransformer, pad: int = 1):
+        self.model = check_instance("model", model, CharTransformer)
+        self.pad = check_count("pad", pad, high=model.vocab_size - 1)
+        self.reset()
+
+    @property
+    def vocab_size(self) -> int:
+        return self.model.vocab_size
+
+    @property
+    def order(self) -> int:
+        return self.model.order
+
+    def reset(self) -> None:
+        """Forget everything read: the next :meth:`append` starts at position 0."""
+        self.ids: list[int] = []
+        self.past = [None] * self.model.config.layers     # per block (K, V), each (1, H, t, d/H)
+        self._last = None                                 # the logits after the last id read, (V,)
+
+    @property
+    def floats(self) -> int:
+        """How many numbers the cache holds: 2·L·t·d (keys and values of t positions in L blocks)."""
+        return sum(k.numel() + v.numel() for k, v in filter(None, self.past))
+
+    def append(self, ids) -> torch.Tensor:
+        """Read ``ids`` (n,) at positions t … t + n − 1 after the t read so far (t + n ≤ T):
+        their next-character logits, (n, V) float32."""
+        model = self.model
+        ids = check_array("ids", ids, kind="int", ndim=1, nonempty=True, low=0, high=model.vocab_size - 1)
+        t, n = len(self.ids), len(ids)
+        if t + n > model.config.context:
+            raise ValueError(f"ids would fill {t} + {n} positions, more than the model's context of "
+                             f"{model.config.context}: reset() and read the last {model.config.context}")
+        with evaluating(model), torch.no_grad():
+            h = model.embedding(torch.from_numpy(ids.astype(np.int64))[None]) + model.position.weight[t:t + n]
+            for i, block in enumerate(model.blocks):
+                h, self.past[i] = block.extend(h, self.past[i])     # (1, n, d)
+            logits = model.norm(h)[0] @ model.embedding.weight.T     # (n, V)
+        self.ids += ids.tolist()
+        self._last = logits[-1]
+        return logits
+
+    def next_distribution(self, context, pad: int | None = None) -> np.ndarray:
+        """P[· | context], (V,) float64, as :meth:`CharTransformer.next_distribution` gives it
+        (``pad`` defaults to the cache's), reading only what extends the cached ids."""
+        model = self.model
+        context = check_array("context", context, kind="int", ndim=1, low=0, high=model.vocab_size - 1)
+        pad = self.pad if pad is None else check_count("pad", pad, high=model.vocab_size - 1)
+        if len(context) > model.config.context:
+            raise ValueError(f"context holds {len(context)} ids, more than the model's context of "
+                             f"{model.config.context}: pass the last {model.config.context}")
+        window = context.tolist() if len(context) == model.config.context else [pad] + context.tolist()
+        t = len(self.ids)
+        if not (t <= len(window) and window[:t] == self.ids and (t < len(window) or self._last is not None)):
+            self.reset()
+            t = 0
+        if t < len(window):
+            self.append(np.array(window[t:], dtype=np.int64))
+        return torch.softmax(self._last.double(), dim=-1).numpy()
 
 
 def held_out_losses(model: CharTransformer, ids: object, start: int, stride: int | None = None,

@@ -73,10 +73,12 @@ CASES += [  # sampling
     Case(sampling.sample, dict(probs=P, rng=_RNG)),
     Case(sampling.greedy_decode, dict(model=MODELS[-1], context=[1, 2], length=4, stop=1, exclude=[0]),
          accepts={"context": {"empty_list"}, "stop": {"none"} | _ID, "exclude": {"none", "empty_list"} | _ID}),
+    Case(sampling.truncate, dict(logits=[1.0, 2.0, -np.inf, 0.5], top_k=2, top_p=0.9, temperature=0.8),
+         accepts={"logits": {"matrix"}, "top_k": {"none"}, "top_p": {"none"}, "temperature": _SCALE}),
     Case(sampling.generate, dict(model=MODELS[-1], context=[1, 2], length=4, rng=_RNG, temperature=0.8, stop=1,
-                                      exclude=[0]),
+                                      exclude=[0], top_k=2, top_p=0.9),
          accepts={"context": {"empty_list"}, "stop": {"none"} | _ID, "temperature": _SCALE,
-                  "exclude": {"none", "empty_list"} | _ID}),
+                  "exclude": {"none", "empty_list"} | _ID, "top_k": {"none"}, "top_p": {"none"}}),
 ]
 
 _CHARACTERS = len(corpus.vocabulary("character"))

@@ -34,6 +34,10 @@ CASES = [
     Case(transformer.held_out_losses, dict(model=MODEL, ids=np.array([1, 2, 3, 4, 5, 6, 0, 1, 2]), start=1, stride=3,
                                            batch_size=2),
          accepts={"stride": {"none"}, "start": {"zero"}}),
+    Case(transformer.KVCache, dict(model=MODEL, pad=1), accepts={"pad": {"zero"}}),
+    Case(transformer.KVCache(MODEL).append, dict(ids=np.array([1, 2, 3]))),
+    Case(transformer.KVCache(MODEL).next_distribution, dict(context=np.array([1, 2, 3]), pad=1),
+         accepts={"pad": {"zero", "none"}, "context": {"empty_list"}}),
     Case(transformer.load_checkpoint, dict()),
     Case(transformer.training_record, dict()),
 ]

@@ -1,6 +1,7 @@
 """Softmax with temperature (equal to torch.softmax, stable for large logits, with the
-right limits as T → 0 and T → ∞), sampling with a numpy Generator, greedy and sampled
-generation."""
+right limits as T → 0 and T → ∞), sampling with a numpy Generator, top-k and top-p
+truncation (properties, and against a torch reference written as Hugging Face's logits
+warpers are), greedy and sampled generation."""
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from hypothesis.extra.numpy import arrays
 
 from mmir_lib.lm.information import entropy
 from mmir_lib.lm.ngram import MLE, KneserNey, count_ngrams
-from mmir_lib.lm.sampling import generate, greedy_decode, log_softmax, sample, softmax
+from mmir_lib.lm.sampling import generate, greedy_decode, log_softmax, sample, softmax, truncate
 
 RNG = np.random.default_rng(0)
 logit_rows = arrays(np.float64, st.tuples(st.integers(1, 3), st.integers(2, 8)), elements=st.floats(-50, 50))
@@ -122,3 +123,121 @@ def test_other_refusals():
         softmax([-np.inf, -np.inf])
     with pytest.raises(TypeError, match="model must be a language model"):
         greedy_decode("bigram", [1], 3)
+
+
+# --- top-k and top-p -------------------------------------------------------------------------------------------
+
+def reference_warpers(logits, top_k=None, top_p=None, temperature=1.0):
+    """Top-k then top-p as Hugging Face's TopKLogitsWarper and TopPLogitsWarper compute them
+    (transformers is not installed here; written from their published code in plain torch):
+    scores / T; top-k removes what lies below the k-th largest score; top-p sorts the
+    probabilities in descending order, takes the cumulative sum, removes where it exceeds
+    p, and shifts that mask right by one so that the symbol crossing p stays."""
+    scores = torch.from_numpy(np.asarray(logits, dtype=np.float64)) / temperature
+    if top_k is not None:
+        kth = torch.topk(scores, min(top_k, scores.shape[-1]), dim=-1).values[..., -1:]
+        scores = scores.masked_fill(scores < kth, -torch.inf)
+    if top_p is not None:
+        sorted_scores, sorted_ids = torch.sort(scores, descending=True, dim=-1)
+        cumulative = sorted_scores.softmax(dim=-1).cumsum(dim=-1)
+        remove = cumulative > top_p
+        remove[..., 1:] = remove[..., :-1].clone()
+        remove[..., 0] = False
+        scores = scores.masked_fill(remove.scatter(-1, sorted_ids, remove), -torch.inf)
+    return torch.isfinite(scores).numpy()
+
+
+@pytest.mark.parametrize("top_k, top_p, temperature", [(5, None, 1.0), (None, 0.9, 1.0), (None, 0.5, 0.7),
+                                                       (12, 0.8, 1.3), (1, None, 2.0), (None, 0.05, 1.0)])
+def test_truncation_equals_the_reference_warpers(top_k, top_p, temperature):
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        logits = rng.normal(scale=3.0, size=(4, 40))   # continuous: no ties, no sum landing on p exactly
+        kept = np.isfinite(truncate(logits, top_k, top_p, temperature))
+        np.testing.assert_array_equal(kept, reference_warpers(logits, top_k, top_p, temperature))
+        if top_p is not None:   # the reference keeps a symbol whose predecessors sum to p exactly; no such row here
+            probs = np.sort(softmax(np.where(kept | (top_k is None), logits, -np.inf), temperature), axis=-1)[:, ::-1]
+            assert (np.abs(np.cumsum(probs, axis=-1) - top_p) > 1e-9).all()
+
+
+distributions = arrays(np.float64, st.integers(1, 12), elements=st.floats(1e-3, 1.0)).map(lambda w: w / w.sum())
+
+
+@given(distributions, st.floats(0.01, 1.0), st.floats(0.2, 3.0))
+def test_top_p_keeps_the_smallest_head_that_reaches_p(probs, top_p, temperature):
+    logits = np.log(probs)
+    kept = np.isfinite(truncate(logits, top_p=top_p, temperature=temperature))
+    tempered = softmax(logits, temperature)
+    order = np.argsort(-logits, kind="stable")
+    ranked_kept = kept[order]
+    n = int(ranked_kept.sum())
+    assert ranked_kept[:n].all() and not ranked_kept[n:].any()          # a head of the ranking: order preserved
+    mass = tempered[kept].sum()
+    assert mass >= top_p - 1e-12 or n == len(probs)                      # it reaches p ...
+    assert tempered[order[:n - 1]].sum() < top_p + 1e-12                 # ... and one symbol fewer does not
+    truncated = softmax(truncate(logits, top_p=top_p, temperature=temperature), temperature)
+    assert truncated.sum() == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(truncated[kept], tempered[kept] / mass, rtol=1e-9)   # renormalised, ratios kept
+    assert (truncated[~kept] == 0).all()
+
+
+@given(distributions, st.integers(1, 15))
+def test_top_k_keeps_exactly_k_ties_going_to_the_smaller_id(probs, top_k):
+    logits = np.log(probs)
+    kept = np.isfinite(truncate(logits, top_k=top_k))
+    assert kept.sum() == min(top_k, len(probs))
+    assert probs[kept].min() >= probs[~kept].max(initial=0.0)           # none dropped beats one kept
+    boundary = probs[kept].min()                                          # at a tie, the smaller ids stay
+    tied = np.flatnonzero(probs == boundary)
+    assert (np.diff(kept[tied].astype(int)) <= 0).all()
+    truncated = softmax(truncate(logits, top_k=top_k))
+    assert truncated.sum() == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(truncated[kept], probs[kept] / probs[kept].sum(), rtol=1e-9)
+
+
+def test_truncation_boundaries_and_ties():
+    p = np.array([0.4, 0.2, 0.2, 0.1, 0.1])
+    logits = np.log(p)
+    kept = lambda **kw: np.flatnonzero(np.isfinite(truncate(logits, **kw))).tolist()  # noqa: E731
+    assert kept(top_k=2) == [0, 1] and kept(top_k=3) == [0, 1, 2] and kept(top_k=9) == [0, 1, 2, 3, 4]
+    assert kept(top_p=0.39) == [0] and kept(top_p=0.41) == [0, 1]
+    assert kept(top_p=1.0) == [0, 1, 2, 3, 4] and kept(top_p=1e-9) == [0]
+    assert kept(top_p=0.45) == [0, 1] and kept(top_k=3, top_p=0.45) == [0]   # top-p on the renormalised
+    assert kept(top_k=3, top_p=0.55) == [0, 1]                                 # survivors 0.5, 0.25, 0.25
+    quarters = np.isfinite(truncate(np.zeros(4), top_p=0.5))   # 0.25 each, exactly: two reach 0.5 exactly
+    assert quarters.tolist() == [True, True, False, False]      # and the set stops there (minimal)
+    rows = np.log(np.array([[0.7, 0.2, 0.1], [0.1, 0.2, 0.7]]))
+    assert np.isfinite(truncate(rows, top_k=1)).tolist() == [[True, False, False], [False, False, True]]
+    with np.errstate(divide="ignore"):
+        zeros = np.log([0.0, 0.5, 0.0, 0.5])
+    assert np.isfinite(truncate(zeros, top_k=3)).sum() == 2          # a symbol of probability 0 stays at −∞
+    np.testing.assert_array_equal(truncate(logits), logits)          # no truncation: unchanged
+
+
+def test_truncated_generation():
+    model = KneserNey(COUNTS)
+    plain = generate(model, [1], 40, np.random.default_rng(7))
+    assert generate(model, [1], 40, np.random.default_rng(7), top_p=1.0).tolist() == plain.tolist()
+    assert (generate(model, [1], 40, np.random.default_rng(3), top_k=1).tolist()
+            == greedy_decode(model, [1], 40).tolist())
+    assert (generate(model, [1], 40, np.random.default_rng(3), top_p=1e-9).tolist()
+            == greedy_decode(model, [1], 40).tolist())
+    history = [1]
+    for symbol in generate(model, [1], 200, np.random.default_rng(5), top_k=2, temperature=1.5):
+        p = model.next_distribution(np.array(history[-(model.order - 1):]))
+        assert symbol in np.argsort(-p, kind="stable")[:2]            # every draw among the two most probable
+        history.append(int(symbol))
+
+
+def test_truncation_refuses_bad_input():
+    for bad, match in [(dict(logits=[np.nan, 1.0]), "logits"), (dict(logits=[np.inf, 1.0]), "logits"),
+                       (dict(logits=[-np.inf, -np.inf]), "logits"), (dict(logits=[1.0], top_k=0), "top_k"),
+                       (dict(logits=[1.0], top_p=0.0), "top_p"), (dict(logits=[1.0], top_p=1.5), "top_p"),
+                       (dict(logits=[1.0], temperature=0.0), "temperature"),
+                       (dict(logits=np.ones((2, 2, 2))), "logits")]:
+        with pytest.raises(ValueError, match=match):
+            truncate(**bad)
+    with pytest.raises(ValueError, match="top_k"):
+        generate(KneserNey(COUNTS), [1], 3, np.random.default_rng(0), top_k=7)
+    with pytest.raises(TypeError, match="top_p"):
+        generate(KneserNey(COUNTS), [1], 3, np.random.default_rng(0), top_p="0.9")

@@ -2,7 +2,8 @@
 nn.MultiheadAttention with copied weights (causal and key-padding masks, float64), layer
 norm equal to torch's, the defining properties of sinusoidal positions, the character
 transformer (causal, its parameter count, the same logits through the book's attention
-and torch's fused kernel, its attention weights and next-character distribution),
+and torch's fused kernel, its attention weights and next-character distribution), the KV
+cache (every step's logits those of the full forward pass, the same generated text),
 held_out_losses against a brute-force evaluation, the committed checkpoint's held-out
 bits per character (the figure chapter V.7 quotes), and the learning-rate schedule,
 batches and resumption of tools/train_char_transformer.py."""
@@ -22,9 +23,9 @@ from mmir_lib.lm.attention import causal_mask, padding_mask
 from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, vocabulary
 from mmir_lib.lm.heldout import held_out_result
 from mmir_lib.lm.sampling import generate
-from mmir_lib.lm.transformer import (HELD_OUT_STRIDE, CharTransformer, MultiHeadAttention, TransformerConfig,
-                                     attention_from_torch, held_out_losses, layer_norm, load_checkpoint,
-                                     sinusoidal_positions, training_record)
+from mmir_lib.lm.transformer import (HELD_OUT_STRIDE, CharTransformer, KVCache, MultiHeadAttention,
+                                     TransformerConfig, attention_from_torch, held_out_losses, layer_norm,
+                                     load_checkpoint, sinusoidal_positions, training_record)
 
 TOL = 1e-12
 ROOT = Path(__file__).resolve().parents[2]
@@ -342,6 +343,80 @@ def test_generate_samples_from_the_transformer_reproducibly():
     assert model.training is False
     with pytest.raises(ValueError, match="temperature must be > 0"):
         generate(model, [1, 2], 5, np.random.default_rng(0), temperature=0)
+
+
+# ---- the KV cache -------------------------------------------------------------------------------------------
+
+@given(st.integers(0, 2**31), st.integers(1, 3), st.integers(1, 3), st.integers(1, 4), st.integers(1, 10),
+       st.booleans(), st.data())
+@settings(max_examples=30, deadline=None)
+def test_cached_logits_are_the_full_forward_pass_at_every_step(seed, layers, heads, head_width, context, double,
+                                                               data):
+    torch.manual_seed(seed)
+    model = CharTransformer(TransformerConfig(9, context, heads * head_width, layers, heads, dropout=0.2))
+    with torch.no_grad():
+        for p in model.parameters():                   # far from GPT-2's near-zero start: the check has teeth
+            p.add_(0.3 * torch.randn_like(p))
+    model = model.double() if double else model
+    ids = torch.randint(0, 9, (1, context), generator=torch.Generator().manual_seed(seed))
+    with torch.no_grad():
+        full = model.eval()(ids)[0]                    # row i: the logits after ids[: i + 1]
+    first = data.draw(st.integers(1, context))         # a prompt read at once, then one id at a time
+    cache = KVCache(model.train())                     # reads in evaluation mode whatever the model's mode
+    steps = [cache.append(ids[0, :first].numpy())] + [cache.append(ids[0, i:i + 1].numpy())
+                                                      for i in range(first, context)]
+    assert model.training
+    assert gap(torch.cat(steps), full) < (1e-10 if double else 1e-5)
+    assert cache.floats == 2 * layers * context * heads * head_width and cache.ids == ids[0].tolist()
+
+
+def test_the_checkpoints_cached_logits():
+    model = load_checkpoint()
+    ids = corpus_ids("test", "character")[1000:1000 + model.config.context]
+    for dtype, tolerance in ((torch.float64, 1e-10), (torch.float32, 2e-4)):
+        m = model.to(dtype)
+        with torch.no_grad():
+            full = m(torch.from_numpy(ids.astype(np.int64))[None])[0]
+        cache = KVCache(m)
+        cached = torch.cat([cache.append(ids[i:i + 1]) for i in range(len(ids))])
+        # float32: logits reach 22 in magnitude; the full pass itself moves by ~3e-5 between window lengths
+        assert gap(cached, full) < tolerance, (dtype, gap(cached, full))
+    assert cache.floats == 2 * model.config.layers * model.config.context * model.config.width
+
+
+def test_generation_with_and_without_the_cache_is_the_same_text():
+    model = tiny_model(6)                              # context 8: the window slides after 8 characters
+    for length in (5, 30):
+        for seed in range(3):
+            plain = generate(model, [1, 2, 3], length, np.random.default_rng(seed), temperature=0.8, top_p=0.9)
+            cached = generate(KVCache(model), [1, 2, 3], length, np.random.default_rng(seed), temperature=0.8,
+                              top_p=0.9)
+            assert plain.tolist() == cached.tolist()
+    checkpoint = load_checkpoint()
+    prompt = corpus_ids("test", "character")[5000:5040]
+    assert (generate(checkpoint, prompt, 30, np.random.default_rng(0)).tolist()
+            == generate(KVCache(checkpoint), prompt, 30, np.random.default_rng(0)).tolist())
+
+
+def test_the_cache_reads_only_what_extends_it_and_starts_again_otherwise():
+    model = tiny_model(7)
+    cache = KVCache(model, pad=1)
+    for context in ([], [3], [3, 4], [3, 4], [3, 4, 5, 6], [2, 2], list(range(7)) + [0], [5] * 8):
+        assert np.allclose(cache.next_distribution(context), model.next_distribution(context), rtol=0, atol=TOL)
+        window = context if len(context) == 8 else [1] + context
+        assert cache.ids == window and cache.floats == 2 * 2 * len(window) * 8
+    assert cache.order == model.order and cache.vocab_size == model.vocab_size
+    cache.reset()
+    assert cache.ids == [] and cache.floats == 0
+    cache.append([1, 2, 3, 4, 5])
+    with pytest.raises(ValueError, match="more than the model's context of 8"):
+        cache.append([1, 2, 3, 4])
+    with pytest.raises(ValueError, match="ids must hold values <= 6"):
+        cache.append([7])
+    with pytest.raises(ValueError, match="more than the model's context of 8"):
+        cache.next_distribution(np.zeros(9, dtype=np.int64))
+    with pytest.raises(TypeError, match="model must be"):
+        KVCache("a transformer")
 
 
 #: The test bits per character chapter V.7 quotes for the committed checkpoint (2 decimals).
