@@ -71,10 +71,11 @@ CASES += [  # sampling
     Case(softmax.log_softmax, dict(logits=[1.0, 2.0, -1.0], temperature=0.5),
          accepts={"logits": {"matrix"}, "temperature": _SCALE}),
     Case(sampling.sample, dict(probs=P, rng=_RNG)),
-    Case(sampling.greedy_decode, dict(model=MODELS[-1], context=[1, 2], length=4, stop=1, exclude=[0]),
+    Case(sampling.greedy_decode, dict(model=MODELS[-1], context=[1, 2], length=4, stop=1, exclude=[0],
+                                      carry_state=False),
          accepts={"context": {"empty_list"}, "stop": {"none"} | _ID, "exclude": {"none", "empty_list"} | _ID}),
     Case(sampling.generate, dict(model=MODELS[-1], context=[1, 2], length=4, rng=_RNG, temperature=0.8, stop=1,
-                                      exclude=[0]),
+                                 exclude=[0], carry_state=False),
          accepts={"context": {"empty_list"}, "stop": {"none"} | _ID, "temperature": _SCALE,
                   "exclude": {"none", "empty_list"} | _ID}),
 ]
