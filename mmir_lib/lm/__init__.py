@@ -24,8 +24,9 @@
   the gradient norm against distance and its bound, clipping by the global norm;
 * :mod:`.gated` -- GRU and LSTM cells by hand in torch's layout, stacked and
   bidirectional;
-* :mod:`.char_lm` -- a character-level LSTM language model trained by truncated
-  backpropagation through time, scored over the whole test stream;
+* :mod:`.char_lm` -- character-level recurrent language models (LSTM, GRU, Elman) trained
+  by truncated backpropagation through time, scored over the whole test stream, sampled
+  with the state carried;
 * :mod:`.number_words` -- chapter V.5's translation task: English number words to
   French ones (num2words), split by number;
 * :mod:`.seq2seq` -- an encoder–decoder with Bahdanau's additive attention, trained with

@@ -1,13 +1,16 @@
-"""A character-level LSTM language model, trained by truncated backpropagation through time.
+"""Character-level recurrent language models (LSTM, GRU or plain RNN), trained by truncated
+backpropagation through time.
 
 **Model.** Each character id w_t is looked up in an embedding matrix E (V × e); a
-``torch.nn.LSTM`` of h units (the cell of :mod:`.gated`) reads the embeddings and its
-states give the logits of the next character through one linear layer,
+recurrent layer of h units (``torch.nn.LSTM``, the cell of :mod:`.gated`; or ``nn.GRU``;
+or the Elman cell of :mod:`.rnn`, ``nn.RNN``) reads the embeddings and its states give
+the logits of the next character through one linear layer; for the LSTM,
 
     x_t = E_{w_t},   (h_t, c_t) = LSTM(x_t, (h_{t−1}, c_{t−1})),   P_θ[· | w_1 … w_t] = softmax(h_t W_hy + b_y).
 
 Unlike an n-gram model, the state carries information from arbitrarily far back; how
-far it *usefully* does is learnt.
+far it *usefully* does is learnt. :class:`CharRNN` takes the cell by name;
+:class:`CharLSTM` is the LSTM the chapter trains and the checkpoint holds.
 
 **Truncated BPTT.** The training stream (3.5 million characters) is cut into B rows
 that are read side by side, each a contiguous stretch of the text; a batch is the next
@@ -19,7 +22,7 @@ carried state, for :func:`mmir_lib.training.train`. T is the model's **context**
 longest stretch over which training ever sent a gradient.
 
 **Held-out loss.** The model scores every character of a stream, the first read after
-a newline, as the n-gram models of :mod:`.heldout` do (:meth:`CharLSTM.log_loss`).
+a newline, as the n-gram models of :mod:`.heldout` do (:meth:`CharRNN.log_loss`).
 Reading a 320,000-character test stream one character at a time is slow, so the stream
 is cut into ``parts`` consecutive pieces read side by side: each piece starts from the
 zero state ``warmup`` characters before its first scored character (newlines before the
@@ -27,10 +30,14 @@ start of the text), reads them without scoring, then carries its state to its en
 With a warm-up far longer than the model's context the losses are those of one pass
 over the whole stream to within a small fraction of a bit (a test measures it).
 
-**Sampling.** :meth:`CharLSTM.next_distribution` gives the model the interface of the
-count models, so :func:`mmir_lib.lm.sampling.generate` samples from it: the state after
-a newline and the given context (at most ``context`` characters, the model's
-``order − 1``), recomputed for each step.
+**Sampling.** :meth:`CharRNN.next_distribution` gives the model the interface of the
+count models, so :func:`mmir_lib.lm.sampling.generate` samples from it by re-reading,
+for every character, a newline and the last ``context`` characters from the zero
+state: ``context`` + 1 recurrent steps per character. The state makes this
+unnecessary: :meth:`CharRNN.next_distributions` reads the prompt once and then runs
+one step per character from the carried state (h, c), and ``generate(...,
+carry_state=True)`` uses it. Both give the same distributions while the text fits in
+the context; beyond it, the carried state still holds the whole history.
 """
 
 from __future__ import annotations
@@ -43,43 +50,52 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..training import evaluating
-from ..validation import check_array, check_count, check_instance, check_memory, check_optional, describe
+from ..validation import check_array, check_choice, check_count, check_instance, check_memory, check_optional, describe
 from .sampling import softmax
 
-__all__ = ["CharLSTM", "CarriedStateLoss", "tbptt_batches", "CHECKPOINT_SETTINGS", "load_checkpoint"]
+__all__ = ["CharRNN", "CharLSTM", "CarriedStateLoss", "tbptt_batches", "CHECKPOINT_SETTINGS", "load_checkpoint"]
 
 
-class CharLSTM(nn.Module):
-    """Embedding (V × ``embedding``), an ``nn.LSTM`` of ``hidden`` units and ``layers``
-    layers, and a linear layer to V logits; float32, drawn from ``torch.manual_seed(seed)``
-    without touching torch's global generator.
+#: The recurrent layer of each cell and its number of gate blocks (weight rows per unit).
+CELLS = {"rnn": (nn.RNN, 1), "gru": (nn.GRU, 3), "lstm": (nn.LSTM, 4)}
+
+
+class CharRNN(nn.Module):
+    """Embedding (V × ``embedding``), a recurrent layer of ``hidden`` units and ``layers``
+    layers (``cell``: "lstm", "gru" or "rnn", torch's ``nn.LSTM``, ``nn.GRU`` or tanh
+    ``nn.RNN``), and a linear layer to V logits; float32, drawn from
+    ``torch.manual_seed(seed)`` without touching torch's global generator.
 
     ``context`` is the truncation length T of training: the model refuses longer contexts
     in :meth:`next_distribution` (``order`` = T + 1, as an n-gram model of that order).
     """
 
-    def __init__(self, vocab_size: int, context: int, embedding: int = 32, hidden: int = 128, layers: int = 1,
-                 seed: int = 0):
+    def __init__(self, vocab_size: int, context: int, cell: str = "lstm", embedding: int = 32, hidden: int = 128,
+                 layers: int = 1, seed: int = 0):
         super().__init__()
         self.vocab_size = check_count("vocab_size", vocab_size, low=2, high=1_000_000)
         self.context = check_count("context", context, low=1, high=100_000)
         self.order = self.context + 1
+        self.cell = check_choice("cell", cell, CELLS)
         embedding = check_count("embedding", embedding, low=1, high=10_000)
         hidden = check_count("hidden", hidden, low=1, high=10_000)
         layers = check_count("layers", layers, low=1, high=16)
+        module, gates = CELLS[cell]
         check_memory("vocab_size, embedding, hidden and layers",
-                     vocab_size * (embedding + hidden + 1) + 4 * hidden * (embedding + hidden + 2) * layers
-                     + 4 * hidden * 2 * hidden * (layers - 1), itemsize=4)
+                     vocab_size * (embedding + hidden + 1) + gates * hidden * (embedding + hidden + 2) * layers
+                     + gates * hidden * 2 * hidden * (layers - 1), itemsize=4)
         seed = check_count("seed", seed, high=2**63 - 1)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             self.embedding = nn.Embedding(vocab_size, embedding)
-            self.lstm = nn.LSTM(embedding, hidden, num_layers=layers, batch_first=True)
+            # stored under the cell's name: the LSTM checkpoint's weights are lstm.*
+            setattr(self, cell, module(embedding, hidden, num_layers=layers, batch_first=True))
             self.output = nn.Linear(hidden, vocab_size)
 
     def forward(self, ids: torch.Tensor, state=None):
-        """(B, T) int64 ids -> ((B, T, V) logits, (h, c) final state, each (layers, B, hidden))."""
-        states, state = self.lstm(self.embedding(ids), state)
+        """(B, T) int64 ids -> ((B, T, V) logits, final state: (h, c) for the LSTM, h for the
+        others, each (layers, B, hidden))."""
+        states, state = getattr(self, self.cell)(self.embedding(ids), state)
         return self.output(states), state
 
     def _check_ids(self, name: str, ids: object, **limits) -> np.ndarray:
@@ -97,6 +113,27 @@ class CharLSTM(nn.Module):
         with torch.no_grad():
             logits, _ = self(ids)
         return softmax(logits[0, -1].double().numpy())
+
+    def next_distributions(self, prompt, pad: int = 1):
+        """P_θ[· | newline, prompt, s_1 … s_k] for k = 0, 1, 2, …, carrying the state.
+
+        A Python generator: it reads the id ``pad`` (the newline) and ``prompt`` (any
+        length) once from the zero state and yields the next distribution, (V,) float64;
+        each id s_k sent to it (``.send(s_k)``) costs **one** recurrent step from the
+        carried state (h, c), and it yields the distribution after it. While the newline,
+        prompt and sent ids fit in ``context`` + 1, these are :meth:`next_distribution`'s.
+        """
+        prompt = self._check_ids("prompt", prompt)
+        pad = check_count("pad", pad, high=self.vocab_size - 1)
+        return self._carry(np.concatenate([[pad], prompt]).astype(np.int64))
+
+    def _carry(self, ids: np.ndarray):
+        with torch.no_grad():
+            logits, state = self(torch.from_numpy(ids)[None])             # newline and prompt, read once
+        while True:
+            symbol = check_count("symbol", (yield softmax(logits[0, -1].double().numpy())), high=self.vocab_size - 1)
+            with torch.no_grad():
+                logits, state = self(torch.tensor([[symbol]]), state)     # one step from the carried state
 
     def log_loss(self, ids, pad: int = 1, parts: int = 64, warmup: int = 256, block: int = 1024) -> np.ndarray:
         """−ln P_θ[w_t | newline, w_1 … w_{t−1}] in nats for every id of a stream: (N,) float64.
@@ -129,26 +166,35 @@ class CharLSTM(nn.Module):
         return torch.cat(losses, dim=1).reshape(-1).numpy()[:len(ids)].copy()
 
 
+class CharLSTM(CharRNN):
+    """:class:`CharRNN` with the LSTM cell: the model the chapter trains and the checkpoint holds."""
+
+    def __init__(self, vocab_size: int, context: int, embedding: int = 32, hidden: int = 128, layers: int = 1,
+                 seed: int = 0):
+        super().__init__(vocab_size, context, "lstm", embedding=embedding, hidden=hidden, layers=layers, seed=seed)
+
+
 class CarriedStateLoss:
     """The ``loss_fn`` of :func:`mmir_lib.training.train` for :func:`tbptt_batches`:
     the mean cross-entropy (nats) of the T next-character predictions of a batch, the
-    LSTM starting from the state the previous batch left, detached (zero at the first
+    network starting from the state the previous batch left, detached (zero at the first
     batch of an epoch)."""
 
     def __init__(self):
         self.state = None
 
     def __call__(self, model, batch) -> torch.Tensor:
-        check_instance("model", model, CharLSTM)
+        check_instance("model", model, CharRNN)
         if not (isinstance(batch, tuple) and len(batch) == 2 and isinstance(batch[0], torch.Tensor)
                 and batch[0].dtype == torch.int64 and batch[0].ndim == 2 and batch[0].shape[1] >= 2
                 and isinstance(batch[1], bool)):
             raise TypeError(f"batch must be a pair ((B, T + 1) int64 tensor, bool first), got {describe(batch)}")
         window, first = batch
-        if first or self.state is None or self.state[0].shape[1] != window.shape[0]:
+        h = self.state[0] if isinstance(self.state, tuple) else self.state     # (layers, B, hidden)
+        if first or h is None or h.shape[1] != window.shape[0]:
             self.state = None
         logits, state = model(window[:, :-1], self.state)
-        self.state = tuple(s.detach() for s in state)
+        self.state = tuple(s.detach() for s in state) if isinstance(state, tuple) else state.detach()
         return F.cross_entropy(logits.transpose(1, 2), window[:, 1:])
 
 

@@ -30,7 +30,12 @@ P'(w) = P(w) / Σ_{kept} P for a kept w, 0 otherwise.
 **Generation** repeats one step: ask the model for the distribution of the next symbol
 after the last (order − 1) symbols, pick one (the most probable: greedy; or a sample),
 append it. Any model with ``order``, ``vocab_size`` and ``next_distribution(context)``
-(:mod:`.ngram`'s models, and the neural ones of later chapters) can generate.
+(:mod:`.ngram`'s models, and the neural ones of later chapters) can generate: the
+window is read afresh for every symbol. A recurrent model can do better: its state
+already summarises everything read, so with ``carry_state=True`` the generator asks the
+model's ``next_distributions(context)`` (a Python generator: it yields the next
+distribution and is sent each symbol drawn) and the model advances its state by one
+step per symbol (:meth:`mmir_lib.lm.char_lm.CharRNN.next_distributions`).
 """
 
 from __future__ import annotations
@@ -38,7 +43,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..softmax import log_softmax, softmax  # noqa: F401 -- Chapter III.3 and V.4/V.7 import them from here
-from ..validation import check_array, check_count, check_distribution, check_instance, check_number, check_optional
+from ..validation import (check_array, check_bool, check_count, check_distribution, check_instance, check_number,
+                          check_optional)
 
 __all__ = ["MAX_GENERATED", "check_generated_length", "sample", "truncate", "greedy_decode", "generate"]
 
@@ -137,10 +143,21 @@ def _check_model(model: object) -> object:
     return model
 
 
-def _decode(model, context, length, stop, pick, exclude=None) -> np.ndarray:
-    """Append ``length`` symbols, each ``pick(P[· | last order − 1 symbols])``; stop early after ``stop``.
-    The ids in ``exclude`` are never produced: their probability is set to 0 and the rest
-    renormalised (what a generator does with ``<unk>``, a symbol that stands for no word)."""
+def _windowed(model, context):
+    """P[· | the last order − 1 symbols], read afresh for every symbol: a generator that
+    yields the next distribution and is sent each symbol appended."""
+    history = list(context)
+    while True:
+        window = history[max(0, len(history) - model.order + 1):] if model.order > 1 else []
+        history.append((yield model.next_distribution(np.array(window, dtype=np.int64))))
+
+
+def _decode(model, context, length, stop, pick, exclude=None, carry_state=False) -> np.ndarray:
+    """Append ``length`` symbols, each ``pick(P[· | what was read])``; stop early after ``stop``.
+    Without ``carry_state`` the model reads the last order − 1 symbols for every step; with
+    it, ``model.next_distributions(context)`` carries its state. The ids in ``exclude`` are
+    never produced: their probability is set to 0 and the rest renormalised (what a
+    generator does with ``<unk>``, a symbol that stands for no word)."""
     _check_model(model)
     context = check_array("context", context, kind="int", ndim=1, low=0, high=model.vocab_size - 1)
     length = check_generated_length("length", length)
@@ -149,39 +166,46 @@ def _decode(model, context, length, stop, pick, exclude=None) -> np.ndarray:
         if isinstance(exclude, (int, np.integer)) and not isinstance(exclude, bool):
             exclude = [exclude]
         exclude = check_array("exclude", exclude, kind="int", ndim=1, low=0, high=model.vocab_size - 1)
-    history, generated = list(context), []
-    for _ in range(length):
-        window = history[len(history) - model.order + 1:] if model.order > 1 else []
-        p = model.next_distribution(np.array(window, dtype=np.int64))
+    if check_bool("carry_state", carry_state) and not hasattr(model, "next_distributions"):
+        raise TypeError(f"carry_state=True needs a model with a state, next_distributions(context); "
+                        f"{type(model).__name__} has none")
+    reader = model.next_distributions(context) if carry_state else _windowed(model, context)
+    p, generated = next(reader), []
+    while True:
         if exclude is not None:
             p = p.copy()
             p[exclude] = 0.0
             total = p.sum()
             if not total > 0:
-                raise ValueError(f"exclude removes every symbol the model allows after context {window}")
+                raise ValueError(f"exclude removes every symbol the model allows after the context and "
+                                 f"{len(generated)} generated symbols")
             p /= total
         symbol = pick(p)
-        history.append(symbol)
         generated.append(symbol)
-        if symbol == stop:
-            break
-    return np.array(generated, dtype=np.int64)
+        if symbol == stop or len(generated) == length:
+            return np.array(generated, dtype=np.int64)
+        p = reader.send(symbol)
 
 
-def greedy_decode(model, context, length: int, stop: int | None = None, exclude=None) -> np.ndarray:
+def greedy_decode(model, context, length: int, stop: int | None = None, exclude=None,
+                  carry_state: bool = False) -> np.ndarray:
     """The most probable next symbol, ``length`` times (or until ``stop`` is produced),
     after the ids in ``context``: the generated ids, (≤ length,). Ties go to the smaller id;
-    the ids in ``exclude`` (an id or a list of ids) are never produced."""
-    return _decode(model, context, length, stop, lambda p: int(np.argmax(p)), exclude)
+    the ids in ``exclude`` (an id or a list of ids) are never produced; ``carry_state``:
+    a recurrent model carries its state instead of re-reading its window (module docstring)."""
+    return _decode(model, context, length, stop, lambda p: int(np.argmax(p)), exclude, carry_state)
 
 
 def generate(model, context, length: int, rng: np.random.Generator, temperature: float = 1.0,
-             stop: int | None = None, exclude=None, top_k: int | None = None, top_p: float | None = None) -> np.ndarray:
+             stop: int | None = None, exclude=None, top_k: int | None = None, top_p: float | None = None,
+             carry_state: bool = False) -> np.ndarray:
     """Sampled continuation of ``context``: ``length`` symbols (or until ``stop``), each drawn
     from the model's next distribution at temperature T (P^{1/T}, renormalised), truncated
     to its ``top_k`` most probable symbols and/or its top-``top_p`` nucleus and renormalised
     (:func:`truncate`; None: no truncation); the ids in ``exclude`` (an id or a list of ids,
-    e.g. ``<unk>``'s) are never drawn."""
+    e.g. ``<unk>``'s) are never drawn. With ``carry_state`` a recurrent model reads
+    ``context`` once and then advances its state by one step per symbol drawn (module
+    docstring)."""
     _check_model(model)
     check_instance("rng", rng, np.random.Generator)
     temperature = check_number("temperature", temperature, low=0, low_open=True)
@@ -197,4 +221,4 @@ def generate(model, context, length: int, rng: np.random.Generator, temperature:
                 p = softmax(np.log(p), temperature)
         return sample(p, rng)
 
-    return _decode(model, context, length, stop, pick, exclude)
+    return _decode(model, context, length, stop, pick, exclude, carry_state)

@@ -1,6 +1,6 @@
 """Tests of mmir_lib.lm.char_lm: truncated-BPTT batches, the carried state, the held-out
-losses read in parts against one pass, sampling through generate, and the checkpoint's
-held-out bits per character."""
+losses read in parts against one pass, sampling through generate (re-reading the window
+or carrying the state), the three cells, and the checkpoint's held-out bits per character."""
 
 from importlib.resources import files
 
@@ -11,8 +11,8 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmir_lib.lm.char_lm import CarriedStateLoss, CharLSTM, load_checkpoint, tbptt_batches
-from mmir_lib.lm.sampling import generate
+from mmir_lib.lm.char_lm import CarriedStateLoss, CharLSTM, CharRNN, load_checkpoint, tbptt_batches
+from mmir_lib.lm.sampling import generate, greedy_decode
 from mmir_lib.training import train
 
 V = 7
@@ -84,6 +84,62 @@ def test_training_lowers_the_loss_and_generate_samples():
     assert model.next_distribution(np.array([], dtype=np.int64)).sum() == pytest.approx(1.0)
 
 
+@given(st.sampled_from(["lstm", "gru", "rnn"]), st.lists(st.integers(0, V - 1), max_size=5),
+       st.lists(st.integers(0, V - 1), max_size=5), st.integers(0, 3))
+@settings(max_examples=30, deadline=None)
+def test_carried_state_gives_the_distributions_of_the_whole_context(cell, prompt, sent, seed):
+    """While the newline, prompt and sent ids fit the context, carrying the state (one step
+    per id, float32) gives next_distribution's answer on the whole context to 1e-6."""
+    model = CharRNN(V, 10, cell, embedding=3, hidden=8, layers=2, seed=seed)
+    carried = model.next_distributions(np.array(prompt, dtype=np.int64))
+    p = next(carried)
+    for k, symbol in enumerate(sent):
+        np.testing.assert_allclose(p, model.next_distribution(np.array(prompt + sent[:k], dtype=np.int64)),
+                                   atol=1e-6)
+        p = carried.send(symbol)
+    np.testing.assert_allclose(p, model.next_distribution(np.array(prompt + sent, dtype=np.int64)), atol=1e-6)
+    assert p.dtype == np.float64 and p.sum() == pytest.approx(1.0)
+
+
+def test_carried_state_reads_past_the_context():
+    """A prompt longer than the context is refused by next_distribution, not by the carried
+    state; its distribution is that of one pass over newline + prompt (torch, float64)."""
+    model = CharLSTM(V, 4, embedding=3, hidden=5).double()
+    prompt = np.random.default_rng(2).integers(0, V, 30)
+    with pytest.raises(ValueError, match="context"):
+        model.next_distribution(prompt)
+    with torch.no_grad():
+        logits, _ = model(torch.from_numpy(np.concatenate([[1], prompt]))[None])
+    np.testing.assert_allclose(next(model.next_distributions(prompt)), torch.softmax(logits[0, -1], -1).numpy(),
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru", "rnn"])
+def test_generate_carrying_the_state(cell):
+    model = CharRNN(V, 40, cell, embedding=3, hidden=8, seed=1).double()
+    prompt = np.array([2, 3, 4])
+    a = generate(model, prompt, 30, np.random.default_rng(5), temperature=0.7, carry_state=True)
+    b = generate(model, prompt, 30, np.random.default_rng(5), temperature=0.7, carry_state=True)
+    windowed = generate(model, prompt, 30, np.random.default_rng(5), temperature=0.7)
+    assert np.array_equal(a, b) and len(a) == 30          # same seed, same text
+    assert np.array_equal(a, windowed)                    # 1 + 3 + 30 ids fit the context of 40: the same draws
+    assert np.array_equal(greedy_decode(model, prompt, 30, carry_state=True), greedy_decode(model, prompt, 30))
+    stopped = generate(model, prompt, 30, np.random.default_rng(5), temperature=0.7, stop=int(a[3]),
+                       carry_state=True)
+    assert np.array_equal(stopped, a[:list(a).index(a[3]) + 1])
+    never = generate(model, prompt, 200, np.random.default_rng(5), exclude=[0, 1], carry_state=True)
+    assert len(never) == 200 and not np.isin(never, [0, 1]).any()   # 200 > context: the state goes on
+
+
+@pytest.mark.parametrize("cell, gates", [("rnn", 1), ("gru", 3), ("lstm", 4)])
+def test_cells_and_their_parameter_counts(cell, gates):
+    model = CharRNN(V, 4, cell, embedding=3, hidden=5)
+    assert sum(p.numel() for p in model.parameters()) == V * 3 + gates * (5 * (3 + 5) + 2 * 5) + 5 * V + V
+    history = train(model, CarriedStateLoss(), tbptt_batches(np.tile(np.arange(V), 40), 2, 4, max_batches=5),
+                    torch.optim.Adam(model.parameters(), lr=0.01), 2)
+    assert len(history.step_losses) == 10 and np.isfinite(history.step_losses).all()
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda m: m.next_distribution(np.zeros(9, dtype=np.int64)), "context"),
     (lambda m: m.log_loss(np.array([], dtype=np.int64)), "ids"),
@@ -94,6 +150,17 @@ def test_training_lowers_the_loss_and_generate_samples():
     (lambda m: tbptt_batches(np.arange(10), 2, 8), "ids"),
     (lambda m: tbptt_batches(np.arange(100), 2, 0), "context"),
     (lambda m: CarriedStateLoss()(m, torch.zeros(2, 3)), "batch"),
+    (lambda m: m.next_distributions(np.array([1, V])), "prompt"),
+    (lambda m: m.next_distributions(np.array([1.5])), "prompt"),
+    (lambda m: m.next_distributions(np.array([1]), pad=-1), "pad"),
+    (lambda m: (g := m.next_distributions(np.array([1]))) is not None and next(g) is not None and g.send(V),
+     "symbol"),
+    (lambda m: generate(m, np.array([1]), 5, np.random.default_rng(0), carry_state=1), "carry_state"),
+    (lambda m: generate(m, np.array([1]), 0, np.random.default_rng(0), carry_state=True), "length"),
+    (lambda m: generate(m, np.array([1]), 5, "seed", carry_state=True), "rng"),
+    (lambda m: generate(m, np.array([1]), 5, np.random.default_rng(0), temperature=0.0, carry_state=True),
+     "temperature"),
+    (lambda m: CharRNN(V, 4, "transformer"), "cell"),
 ])
 def test_bad_input(call, match):
     model = CharLSTM(V, 8, embedding=2, hidden=3)

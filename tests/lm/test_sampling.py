@@ -241,3 +241,30 @@ def test_truncation_refuses_bad_input():
         generate(KneserNey(COUNTS), [1], 3, np.random.default_rng(0), top_k=7)
     with pytest.raises(TypeError, match="top_p"):
         generate(KneserNey(COUNTS), [1], 3, np.random.default_rng(0), top_p="0.9")
+
+class _Recorder:
+    """A model of order 5 that remembers the contexts it is asked about (uniform answers)."""
+    order, vocab_size = 5, 4
+
+    def __init__(self):
+        self.contexts = []
+
+    def next_distribution(self, context):
+        self.contexts.append(list(context))
+        return np.full(4, 0.25)
+
+
+@pytest.mark.parametrize("start", [[], [3], [1, 2], [1, 2, 3, 0, 1, 2]])
+def test_the_window_is_the_last_order_minus_one_symbols(start):
+    """Shorter histories are read whole (a negative slice start once dropped their beginning)."""
+    model = _Recorder()
+    generated = list(generate(model, start, 6, np.random.default_rng(0)))
+    history = start + generated
+    assert model.contexts == [history[max(0, k - 4):k] for k in range(len(start), len(history))]
+
+
+def test_carry_state_needs_a_model_with_a_state():
+    with pytest.raises(TypeError, match="carry_state"):
+        generate(_Recorder(), [1], 3, np.random.default_rng(0), carry_state=True)
+    with pytest.raises(TypeError, match="carry_state"):
+        greedy_decode(_Recorder(), [1], 3, carry_state="yes")
