@@ -8,7 +8,8 @@ from hypothesis.extra.numpy import arrays
 
 from mmir_lib import data
 from mmir_lib.lm.tagging import (_viterbi_second_order, brute_force, confusion_matrix, fit_hmm, fit_lexicon,
-                                 forward, most_frequent_tagger, tag_accuracy, viterbi, viterbi_many)
+                                 forward, most_frequent_tagger, sentence_accuracy, tag_accuracy, viterbi,
+                                 viterbi_many)
 
 TOY = [(("the", "dog", "barks"), ("DET", "NOUN", "VERB")),
        (("the", "cat", "sleeps"), ("DET", "NOUN", "VERB")),
@@ -139,7 +140,24 @@ def test_confusion_matrix_and_accuracy_count_words():
     gold = [["A", "B"], ["B"]]
     predicted = [["A", "A"], ["B"]]
     assert tag_accuracy(gold, predicted) == pytest.approx(2 / 3)
+    assert sentence_accuracy(gold, predicted) == pytest.approx(1 / 2)  # the first sentence has a wrong tag
     np.testing.assert_array_equal(confusion_matrix(gold, predicted, ["A", "B"]), [[1, 0], [1, 1]])
+    # one wrong tag in a long sentence costs the whole sentence: 1 of 2 sentences, 5 of 8 words
+    assert sentence_accuracy([["A"], ["A"] * 7], [["A"], ["A"] * 3 + ["B"] * 4]) == pytest.approx(1 / 2)
+    assert sentence_accuracy([[], ["A"]], [[], ["B"]]) == 0  # an empty sentence is not counted
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.sampled_from("AB"), st.sampled_from("AB")), min_size=1, max_size=6),
+                min_size=1, max_size=8))
+def test_sentence_accuracy_counts_sentences_all_right(sentences):
+    gold = [[g for g, _ in s] for s in sentences]
+    predicted = [[p for _, p in s] for s in sentences]
+    expected = sum(g == p for g, p in zip(gold, predicted)) / len(gold)
+    assert sentence_accuracy(gold, predicted) == pytest.approx(expected)
+    assert (sentence_accuracy(gold, predicted) == 1) == (tag_accuracy(gold, predicted) == 1)
+    singles = [[t] for s in gold for t in s], [[t] for s in predicted for t in s]
+    assert sentence_accuracy(*singles) == pytest.approx(tag_accuracy(gold, predicted))  # one-word sentences
 
 
 def test_bad_input_is_refused_clearly():
@@ -157,6 +175,10 @@ def test_bad_input_is_refused_clearly():
         brute_force(np.zeros(17), np.zeros((17, 17)), np.zeros((10, 17)))
     with pytest.raises(ValueError, match="gold"):
         tag_accuracy([["A"]], [["A"], ["B"]])
+    with pytest.raises(ValueError, match="gold"):
+        sentence_accuracy([["A"]], [["A"], ["B"]])
+    with pytest.raises(ValueError, match=r"predicted\[0\]"):
+        sentence_accuracy([["A", "B"]], [["A"]])
     with pytest.raises(ValueError, match="tags must list"):
         confusion_matrix([["A"]], [["C"]], ["A"])
 
