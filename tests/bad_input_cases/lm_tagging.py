@@ -24,6 +24,7 @@ CASES = [
     Case(tagging.brute_force, dict(LATTICE), accepts={"log_end": {"none"}}),
     Case(tagging.most_frequent_tagger, dict(sentences=TOY)),
     Case(tagging.tag_accuracy, dict(gold=[["A", "B"]], predicted=[["A", "A"]])),
+    Case(tagging.sentence_accuracy, dict(gold=[["A", "B"]], predicted=[["A", "A"]])),
     Case(tagging.confusion_matrix, dict(gold=[["A", "B"]], predicted=[["A", "A"]], tags=["A", "B"])),
     Case(crf.token_features, dict(words=["Janet", "will", "back"], i=1), accepts={"i": {"zero"}}),
     Case(crf.build_feature_index, dict(sentences=TOY, min_count=1)),
