@@ -100,10 +100,10 @@ def truncate(logits, top_k: int | None = None, top_p: float | None = None, tempe
     ``softmax(result, T)`` is the truncated, renormalised distribution. With neither
     ``top_k`` nor ``top_p`` the logits come back unchanged (a copy).
 
-    >>> truncate([2.0, 0.0, 1.0, 1.0], top_k=2)
-    array([ 2.,  1., -inf, -inf])
+    >>> truncate([2.0, 0.0, 1.0, 1.0], top_k=2)          # a tie at the 2nd place: the smaller id stays
+    array([  2., -inf,   1., -inf])
     >>> p = np.array([0.5, 0.3, 0.15, 0.05])
-    >>> np.exp(truncate(np.log(p), top_p=0.8)).round(2)   # 0.5 < 0.8, 0.5 + 0.3 reaches 0.8: two kept
+    >>> np.exp(truncate(np.log(p), top_p=0.75)).round(2)  # 0.5 < 0.75 <= 0.5 + 0.3: two kept
     array([0.5, 0.3, 0. , 0. ])
     """
     logits = check_array("logits", logits, ndim=(1, 2), nonempty=True, finite=False)
