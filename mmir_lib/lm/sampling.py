@@ -213,12 +213,9 @@ def generate(model, context, length: int, rng: np.random.Generator, temperature:
     top_p = check_optional(check_number, "top_p", top_p, low=0.0, high=1.0, low_open=True)
 
     def pick(p):
-        if top_k is not None or top_p is not None:
+        if temperature != 1.0 or top_k is not None or top_p is not None:
             with np.errstate(divide="ignore"):
                 p = softmax(_truncate(np.log(p), top_k, top_p, temperature), temperature)
-        elif temperature != 1.0:
-            with np.errstate(divide="ignore"):
-                p = softmax(np.log(p), temperature)
         return sample(p, rng)
 
     return _decode(model, context, length, stop, pick, exclude, carry_state)
