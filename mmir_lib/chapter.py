@@ -5,7 +5,9 @@ too, whatever its CPU and its number of cores. Three things change floating-poin
 results from one machine to another, and this helper pins down the two that can be
 pinned from inside Python:
 
-* **random state**: Python's ``random``, numpy's global generator and torch are seeded;
+* **random state**: Python's ``random``, numpy's global generator and torch are seeded
+  (torch, with its thread count and deterministic mode below, as soon as the chapter
+  imports it: a chapter that never uses torch does not pay its 4 s import);
 * **thread count**: a parallel sum adds its terms in an order that depends on how many
   threads share the work, and floating-point addition is not associative. Torch's
   intra-op pool and the BLAS/OpenMP pools of numpy and scipy (through threadpoolctl)
@@ -24,8 +26,11 @@ and myst-nb's ``glue`` can format a glued numpy scalar in the text.
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.util
 import os
 import random
+import sys
 
 import numpy as np
 
@@ -69,14 +74,54 @@ def setup_chapter(seed: int = 0) -> np.random.Generator:
     threadpool_limits(limits=THREADS)  # numpy's and scipy's BLAS/OpenMP pools, in this process
     random.seed(seed)
     np.random.seed(seed)
+    _configure_torch_when_imported(seed)
+    np.set_printoptions(legacy="1.25")  # repr(np.float64(0.5)) == "0.5"
+    use_book_style()
+    return np.random.default_rng(seed)
+
+
+def _configure_torch(seed: int) -> None:
+    """Seed torch, fix its thread count and make its kernels deterministic."""
     import torch
 
     torch.manual_seed(seed)
     torch.set_num_threads(THREADS)
     use_deterministic_torch(True)
-    np.set_printoptions(legacy="1.25")  # repr(np.float64(0.5)) == "0.5"
-    use_book_style()
-    return np.random.default_rng(seed)
+
+
+class _ConfigureTorchOnImport(importlib.abc.MetaPathFinder):
+    """Configures torch (:func:`_configure_torch`) the moment it is first imported.
+
+    Importing torch takes about 4 s; half of the chapters never use it and should not pay
+    that. The finder sits first on ``sys.meta_path``, finds torch's module spec the usual
+    way and wraps its loader, so that the seed and settings apply right after torch's own
+    ``__init__`` has run, before any line of the chapter can draw from it."""
+
+    def __init__(self, seed: int):
+        self.seed = seed
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "torch":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            _configure_torch(self.seed)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def _configure_torch_when_imported(seed: int) -> None:
+    """Configure torch now if it is imported already, otherwise when it is."""
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _ConfigureTorchOnImport)]
+    if "torch" in sys.modules:
+        _configure_torch(seed)
+    else:
+        sys.meta_path.insert(0, _ConfigureTorchOnImport(seed))
 
 
 def use_deterministic_torch(mode: bool = True) -> None:

@@ -70,3 +70,24 @@ def test_use_deterministic_torch_bad_input():
 
     with pytest.raises(TypeError, match="mode must be True or False"):
         use_deterministic_torch(1)
+
+
+def test_torch_imported_after_setup_is_configured_as_if_imported_before():
+    """setup_chapter does not import torch; a later import gets the same seed and settings."""
+    before = run(
+        "import torch\n"
+        "from mmir_lib import setup_chapter\n"
+        "setup_chapter(seed=5)\n"
+        "print(torch.rand(3).tolist(), torch.get_num_threads(), torch.are_deterministic_algorithms_enabled())\n"
+    )
+    after = run(
+        "import sys\n"
+        "from mmir_lib import setup_chapter\n"
+        "setup_chapter(seed=9)\n"
+        "setup_chapter(seed=5)\n"
+        "assert 'torch' not in sys.modules\n"
+        "import torch\n"
+        "print(torch.rand(3).tolist(), torch.get_num_threads(), torch.are_deterministic_algorithms_enabled())\n"
+    )
+    assert before == after
+    assert after.endswith("1 True")
