@@ -78,3 +78,27 @@ def test_without_attention_the_context_is_the_final_states_at_every_step():
     for t, previous in enumerate([2, 6, 6]):
         log_probs, state = plain.step(np.array([previous]), state)
         assert np.allclose(log_probs[0], torch.log_softmax(logits[1, t], 0).detach().numpy(), atol=1e-12)
+
+
+def test_the_committed_snapshots_score_what_their_log_says():
+    # tools/train_seq2seq_snapshots.py saved them; chapter V.5 quotes their greedy exact match on the test numbers
+    import importlib.util
+    from pathlib import Path
+
+    from mmir_lib.lm.number_words import number_pairs, number_vocabularies
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "train_seq2seq_snapshots.py"
+    spec = importlib.util.spec_from_file_location("train_seq2seq_snapshots", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    models, log, settings = script.load_snapshots()
+    assert sorted(models) == sorted([(True, s) for s in script.ATTENTION_SEEDS] + [(False, s) for s in script.FIXED_SEEDS])
+    english, french = number_vocabularies()
+    test_pairs = number_pairs("test")
+    exact = {}
+    for (attention, seed), model in models.items():
+        name = f"{'attention' if attention else 'fixed'}-{seed}"
+        assert len(log[name]["step_losses"]) == settings["steps"] == script.STEPS
+        exact[attention, seed] = script.greedy_exact(model, english, french, test_pairs)
+        assert abs(exact[attention, seed] - log[name]["test_exact"]) <= 0.3   # another CPU may flip a near-tie
+    assert max(v for (a, _), v in exact.items() if not a) < min(v for (a, _), v in exact.items() if a)
