@@ -13,8 +13,9 @@ greedy             the most probable word at each step (:func:`greedy_search`)
 beam search        the B best prefixes at each step (:func:`beam_search`);
                    B = 1 is greedy, B ≥ V^L is exhaustive
 exhaustive         every sequence up to the length limit, scored one by one
-sampling           draw each word from P (or from its k most probable words,
-                   at temperature T: P^{1/T} renormalised) (:func:`sample_search`)
+sampling           draw each word from P (or from its k most probable words, or
+                   the smallest head of mass p, at temperature T: P^{1/T}
+                   renormalised) (:func:`sample_search`)
 =================  ==========================================================
 
 **Length normalisation.** Every factor is below 1, so a longer sequence has a lower
@@ -229,10 +230,12 @@ def exhaustive_search(model, state, max_length: int, alpha: float = 0.0) -> list
 
 
 def sample_search(model, state, max_length: int, rng: np.random.Generator, temperature: float = 1.0,
-                  top_k: int | None = None) -> Hypothesis:
+                  top_k: int | None = None, top_p: float | None = None) -> Hypothesis:
     """One sequence drawn word by word from ``state`` (one sentence): each word from
     softmax(log P / T) restricted to the ``top_k`` most probable words (all if None; ties
-    go to the smaller id: :func:`~mmir_lib.lm.sampling.truncate`, shared with ``generate``);
+    go to the smaller id) and then to the smallest head of them whose tempered mass
+    reaches ``top_p`` in (0, 1] (all if None), renormalised:
+    :func:`~mmir_lib.lm.sampling.truncate`, shared with ``generate``.
     ``log_prob`` is the model's own log P of the drawn sequence (α = 0)."""
     model = _check_model(model)
     state = _check_state(state)
@@ -240,11 +243,12 @@ def sample_search(model, state, max_length: int, rng: np.random.Generator, tempe
     check_instance("rng", rng, np.random.Generator)
     temperature = check_number("temperature", temperature, low=0, low_open=True)
     top_k = check_optional(check_count, "top_k", top_k, low=1, high=model.vocab_size)
+    top_p = check_optional(check_number, "top_p", top_p, low=0.0, high=1.0, low_open=True)
     words, log_prob, previous = [], 0.0, model.bos
     for _ in range(max_length):
         log_probs, state = model.step(np.array([previous]), state)
         log_probs = _score(log_probs, 1, model.vocab_size)[0]
-        logits = _truncate(log_probs, top_k, None, temperature)   # the k most probable, the rest −∞
+        logits = _truncate(log_probs, top_k, top_p, temperature)  # the head kept, the rest −∞
         previous = sample(softmax(logits, temperature), rng)
         log_prob += float(log_probs[previous])
         if previous == model.eos:

@@ -20,6 +20,13 @@ z⁽ᵗ⁾ = W_y [s⁽ᵗ⁾; c⁽ᵗ⁾] + b_y, P(y⁽ᵗ⁾ | x, y⁽¹⁾ …
 state is s⁽⁰⁾ = tanh(W_0 a←⁽¹⁾ + b_0), from the backward encoder's summary of the
 whole sentence (as Bahdanau et al.).
 
+**Without attention** (``attention=False``; Sutskever, Vinyals and Le 2014; Cho et al.
+2014) the context is one fixed vector, the encoder's two final states side by side,
+c = [a→⁽ᵀˣ⁾; a←⁽¹⁾] (2H), the same at every step: the whole sentence must pass through
+it. The decoder and its output layer are the same; the attention's parameters are not
+made. (Internally the "annotations" are then that single vector, (B, 1, 2H), and its
+weight is 1.)
+
 **Teacher forcing.** In training the decoder is fed the *reference* previous word,
 not its own guess, so every step's loss is computed in one pass over the reference:
 input ``<s> y⁽¹⁾ … y⁽ᵀʸ⁾``, target ``y⁽¹⁾ … y⁽ᵀʸ⁾ </s>``, loss the mean cross-entropy over
@@ -37,13 +44,14 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..training import evaluating
-from ..validation import check_array, check_count, check_instance, check_list, check_memory, describe
+from ..validation import check_array, check_bool, check_count, check_instance, check_list, check_memory, describe
 
 __all__ = ["Seq2Seq", "pad_batch", "seq2seq_loss", "translation_batches"]
 
 
 class Seq2Seq(nn.Module):
-    """A bidirectional GRU encoder and a GRU decoder with additive attention.
+    """A bidirectional GRU encoder and a GRU decoder with additive attention (or, with
+    ``attention=False``, a fixed context: the encoder's final states).
 
     Parameters
     ----------
@@ -52,6 +60,8 @@ class Seq2Seq(nn.Module):
     hidden : H, the size of each GRU state (the encoder's a⁽ᵗ'⁾ has 2H).
     attention_dim : A, the hidden layer of the attention's scoring network.
     pad, bos, eos : ids of padding (both sides), start and end (target side).
+    attention : True for Bahdanau's attention, False for the fixed context
+        c = [a→⁽ᵀˣ⁾; a←⁽¹⁾] at every step (module notes); ``attention_dim`` is then unused.
     seed : the parameters are drawn as torch's layers draw them, from
         ``torch.manual_seed(seed)``, without touching torch's global generator.
 
@@ -62,7 +72,8 @@ class Seq2Seq(nn.Module):
     """
 
     def __init__(self, source_vocab_size: int, target_vocab_size: int, embedding_dim: int = 32, hidden: int = 64,
-                 attention_dim: int = 64, *, pad: int = 1, bos: int = 2, eos: int = 3, seed: int = 0):
+                 attention_dim: int = 64, *, pad: int = 1, bos: int = 2, eos: int = 3, attention: bool = True,
+                 seed: int = 0):
         super().__init__()
         self.source_vocab_size = check_count("source_vocab_size", source_vocab_size, low=1, high=10**7)
         self.vocab_size = check_count("target_vocab_size", target_vocab_size, low=1, high=10**7)
@@ -72,6 +83,7 @@ class Seq2Seq(nn.Module):
         self.pad = check_count("pad", pad, high=min(self.source_vocab_size, self.vocab_size) - 1)
         self.bos = check_count("bos", bos, high=self.vocab_size - 1)
         self.eos = check_count("eos", eos, high=self.vocab_size - 1)
+        self.attention = check_bool("attention", attention)
         seed = check_count("seed", seed, high=2**63 - 1)
         check_memory("the vocabulary sizes and dimensions",
                      (self.source_vocab_size + self.vocab_size) * dim + self.vocab_size * 3 * hidden
@@ -82,26 +94,34 @@ class Seq2Seq(nn.Module):
             self.source_embedding = nn.Embedding(self.source_vocab_size, dim, padding_idx=self.pad)
             self.encoder = nn.GRU(dim, hidden, batch_first=True, bidirectional=True)
             self.init_state = nn.Linear(hidden, hidden)                   # W_0, b_0
-            self.attention_query = nn.Linear(hidden, attention_dim)       # W_s, b
-            self.attention_key = nn.Linear(2 * hidden, attention_dim, bias=False)  # W_a
-            self.attention_v = nn.Linear(attention_dim, 1, bias=False)    # v
+            if self.attention:
+                self.attention_query = nn.Linear(hidden, attention_dim)       # W_s, b
+                self.attention_key = nn.Linear(2 * hidden, attention_dim, bias=False)  # W_a
+                self.attention_v = nn.Linear(attention_dim, 1, bias=False)    # v
             self.target_embedding = nn.Embedding(self.vocab_size, dim)
             self.decoder = nn.GRUCell(dim + 2 * hidden, hidden)
             self.output = nn.Linear(3 * hidden, self.vocab_size)          # W_y, b_y
 
     def encode(self, source: torch.Tensor, lengths: torch.Tensor) -> tuple:
         """(B, T_x) source ids and (B,) lengths -> the decoder's first state:
-        (s⁽⁰⁾ (B, H), annotations a (B, T_x, 2H), keys W_a a (B, T_x, A), mask (B, T_x) True at padding)."""
+        (s⁽⁰⁾ (B, H), annotations a (B, T_x, 2H), keys W_a a (B, T_x, A), mask (B, T_x) True at padding).
+        Without attention: annotations and keys are both the fixed context (B, 1, 2H), the mask (B, 1) False."""
         packed = nn.utils.rnn.pack_padded_sequence(self.source_embedding(source), lengths.cpu(), batch_first=True,
                                                    enforce_sorted=False)
         out, last = self.encoder(packed)
         annotations, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=source.shape[1])
         s0 = torch.tanh(self.init_state(last[1]))                        # last[1]: backward state at t' = 1
+        if not self.attention:                                           # c = [a→⁽ᵀˣ⁾; a←⁽¹⁾], one vector
+            summary = torch.cat([last[0], last[1]], dim=1)[:, None, :]
+            return s0, summary, summary, torch.zeros(summary.shape[:2], dtype=torch.bool)
         mask = torch.arange(source.shape[1])[None, :] >= lengths[:, None]
         return s0, annotations, self.attention_key(annotations), mask
 
     def attend(self, s: torch.Tensor, annotations, keys, mask) -> tuple[torch.Tensor, torch.Tensor]:
-        """The context c⁽ᵗ⁾ (B, 2H) and the weights α⁽ᵗ'·⁾ (B, T_x) for decoder states s⁽ᵗ⁻¹⁾ (B, H)."""
+        """The context c⁽ᵗ⁾ (B, 2H) and the weights α⁽ᵗ'·⁾ (B, T_x) for decoder states s⁽ᵗ⁻¹⁾ (B, H)
+        (without attention: the fixed context and a weight of 1, (B, 1))."""
+        if not self.attention:
+            return annotations[:, 0], torch.ones(annotations.shape[:2], dtype=annotations.dtype)
         energies = self.attention_v(torch.tanh(self.attention_query(s)[:, None, :] + keys))[..., 0]  # (B, T_x)
         weights = torch.softmax(energies.masked_fill(mask, -torch.inf), dim=1)
         return torch.bmm(weights[:, None, :], annotations)[:, 0], weights
@@ -115,7 +135,7 @@ class Seq2Seq(nn.Module):
     def forward(self, source: torch.Tensor, lengths: torch.Tensor, target_in: torch.Tensor) -> tuple:
         """Teacher forcing: (B, T_x) source ids, (B,) lengths, (B, T_y) decoder inputs
         (``<s>`` then the reference words) -> logits (B, T_y, V_y) and attention
-        weights (B, T_y, T_x)."""
+        weights (B, T_y, T_x) (B, T_y, 1 without attention)."""
         s, annotations, keys, mask = self.encode(source, lengths)
         logits, weights = [], []
         for t in range(target_in.shape[1]):

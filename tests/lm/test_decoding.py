@@ -95,6 +95,22 @@ def test_sampling_top_k_one_is_greedy_and_temperature_concentrates():
     assert {w for t in first_words for w in t} <= top_two
 
 
+def test_sampling_top_p_draws_only_from_the_nucleus():
+    model = PrefixModel(6, 4)
+    probs = np.exp(model.log_probs(()))
+    order = np.argsort(-probs, kind="stable")
+    for top_p in (1e-9, 0.5, 0.9):
+        before = np.r_[0.0, np.cumsum(probs[order])[:-1]]
+        nucleus = set(order[before < top_p].tolist())           # the smallest head whose mass reaches p
+        first_words = {sample_search(model, model.start(), 1, np.random.default_rng(s), top_p=top_p).tokens[:1]
+                       for s in range(80)}
+        assert {w for t in first_words for w in t} <= nucleus
+    greedy = greedy_search(model, model.start(), 6)[0]
+    assert sample_search(model, model.start(), 6, np.random.default_rng(0), top_p=1e-9).tokens == greedy.tokens
+    with pytest.raises(ValueError, match="top_p"):
+        sample_search(model, model.start(), 3, np.random.default_rng(0), top_p=0.0)
+
+
 def test_guards_on_width_length_and_temperature():
     model = PrefixModel(3, 0)
     with pytest.raises(ValueError, match="beam_width"):

@@ -59,3 +59,46 @@ def test_learns_to_copy_reversed_sequences():
     history = train(model, seq2seq_loss, translation_batches(sources, targets, 32),
                     torch.optim.Adam(model.parameters(), lr=0.02), epochs=15, expect_decrease=True)
     assert history.epoch_losses[-1] < 0.3 * history.epoch_losses[0]
+
+
+def test_without_attention_the_context_is_the_final_states_at_every_step():
+    plain = Seq2Seq(10, 9, embedding_dim=4, hidden=6, attention_dim=5, attention=False, seed=1).double()
+    source, lengths = pad_batch([np.array([4, 5, 6, 7]), np.array([8, 9])], plain.pad)
+    s0, annotations, keys, mask = plain.encode(source, lengths)
+    encoded, _ = plain.encoder(plain.source_embedding(torch.tensor([[8, 9]])))
+    final = torch.cat([encoded[0, -1, :6], encoded[0, 0, 6:]])              # [a→⁽ᵀˣ⁾; a←⁽¹⁾] of the short sentence
+    assert torch.allclose(annotations[1, 0], final, atol=1e-12) and annotations.shape == (2, 1, 12)
+    context, weights = plain.attend(s0, annotations, keys, mask)
+    assert torch.equal(context, annotations[:, 0]) and (weights == 1).all()
+    logits, weights = plain(source, lengths, torch.tensor([[2, 4, 5], [2, 6, 6]]))
+    assert logits.shape == (2, 3, 9) and weights.shape == (2, 3, 1)
+    attention = sum(p.numel() for p in model64().parameters()) - sum(p.numel() for p in plain.parameters())
+    assert attention == 6 * 5 + 5 + 12 * 5 + 5                              # W_s, b, W_a, v: all it drops
+    state = plain.start(np.array([8, 9]))
+    for t, previous in enumerate([2, 6, 6]):
+        log_probs, state = plain.step(np.array([previous]), state)
+        assert np.allclose(log_probs[0], torch.log_softmax(logits[1, t], 0).detach().numpy(), atol=1e-12)
+
+
+def test_the_committed_snapshots_score_what_their_log_says():
+    # tools/train_seq2seq_snapshots.py saved them; chapter V.5 quotes their greedy exact match on the test numbers
+    import importlib.util
+    from pathlib import Path
+
+    from mmir_lib.lm.number_words import number_pairs, number_vocabularies
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "train_seq2seq_snapshots.py"
+    spec = importlib.util.spec_from_file_location("train_seq2seq_snapshots", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    models, log, settings = script.load_snapshots()
+    assert sorted(models) == sorted([(True, s) for s in script.ATTENTION_SEEDS] + [(False, s) for s in script.FIXED_SEEDS])
+    english, french = number_vocabularies()
+    test_pairs = number_pairs("test")
+    exact = {}
+    for (attention, seed), model in models.items():
+        name = f"{'attention' if attention else 'fixed'}-{seed}"
+        assert len(log[name]["step_losses"]) == settings["steps"] == script.STEPS
+        exact[attention, seed] = script.greedy_exact(model, english, french, test_pairs)
+        assert abs(exact[attention, seed] - log[name]["test_exact"]) <= 0.3   # another CPU may flip a near-tie
+    assert max(v for (a, _), v in exact.items() if not a) < min(v for (a, _), v in exact.items() if a)
