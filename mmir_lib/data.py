@@ -885,13 +885,17 @@ _UD_FOLDER = Path(__file__).resolve().parent / "corpora" / "ud_english_ewt"
 class TaggedSentence:
     """One sentence of a treebank: its id, words, and gold tags (one per word).
 
-    ``upos``: Universal POS tags (17: NOUN, VERB, ADJ, ...); ``xpos``: Penn Treebank tags.
+    ``upos``: Universal POS tags (17: NOUN, VERB, ADJ, ...); ``xpos``: Penn Treebank tags;
+    ``heads``: the position (0-based) of each word's syntactic head, −1 for the root;
+    ``deprels``: the relation to that head (``nsubj``, ``flat``, ``compound:prt``, ...).
     """
 
     sent_id: str
     words: tuple[str, ...]
     upos: tuple[str, ...]
     xpos: tuple[str, ...]
+    heads: tuple[int, ...] = ()
+    deprels: tuple[str, ...] = ()
 
 
 @functools.lru_cache(maxsize=3)
@@ -912,8 +916,8 @@ def _ud_sentences(split: str) -> tuple[TaggedSentence, ...]:
                 continue
             elif not line:
                 if rows:
-                    words, upos, xpos = zip(*rows)
-                    sentences.append(TaggedSentence(sent_id, words, upos, xpos))
+                    words, upos, xpos, heads, deprels = zip(*rows)
+                    sentences.append(TaggedSentence(sent_id, words, upos, xpos, heads, deprels))
                 sent_id, rows = None, []
             else:
                 columns = line.split("\t")
@@ -921,7 +925,7 @@ def _ud_sentences(split: str) -> tuple[TaggedSentence, ...]:
                     raise ValueError(f"{path.name}: a word line has {len(columns)} columns, not 10: {line!r}")
                 if "-" in columns[0] or "." in columns[0]:  # multiword token or empty node: not a word
                     continue
-                rows.append((columns[1], columns[3], columns[4]))
+                rows.append((columns[1], columns[3], columns[4], int(columns[6]) - 1, columns[7]))
     if rows:
         raise ValueError(f"{path.name} does not end with a blank line")
     if len(sentences) != UD_SPLIT_SIZES[split]:

@@ -272,6 +272,11 @@ def test_ud_english_ewt_matches_the_release():
     assert sum(len(s.words) for s in data.ud_english_ewt("train")) == 204_577  # word lines, as in the README
     first = data.ud_english_ewt("test")[0]
     assert first.words[:3] == ("What", "if", "Google") and first.upos[:3] == ("PRON", "SCONJ", "PROPN")
+    # "What if Google Morphed Into GoogleOS?": "What" is the root, "Google" the subject of "Morphed"
+    assert first.heads[:4] == (-1, 3, 3, 0) and first.deprels[:4] == ("root", "mark", "nsubj", "advcl")
+    for s in data.ud_english_ewt("dev"):  # one tree per sentence: one root, every head a word of it
+        assert len(s.heads) == len(s.deprels) == len(s.words) and s.heads.count(-1) == 1
+        assert all(-1 <= h < len(s.words) and h != i for i, h in enumerate(s.heads))
     tags = {t for s in data.ud_english_ewt("train") for t in s.upos}
     assert len(tags) == 17  # the Universal POS tag set
     with pytest.raises(ValueError, match="split must be one of"):

@@ -20,6 +20,8 @@
 * :mod:`.tagging` -- sequence labelling with hidden Markov models of order 1 and 2: the
   forward algorithm, Viterbi, brute-force enumeration, accuracy and confusion;
 * :mod:`.crf` -- a linear-chain conditional random field tagger trained in torch;
+* :mod:`.spans` -- spans as BIO tags and back, proper-name spans of a treebank, and
+  span-level precision, recall and F1;
 * :mod:`.rnn` -- (Part V) the Elman recurrent cell, backpropagation through time by hand,
   the gradient norm against distance and its bound, clipping by the global norm;
 * :mod:`.gated` -- GRU and LSTM cells by hand in torch's layout, stacked and

@@ -31,15 +31,28 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
 
 from ..chapter import THREADS
-from ..validation import check_count, check_list, check_number, check_str_list, describe
-from .tagging import _check_tagged, _viterbi
+from ..validation import check_choice, check_count, check_list, check_number, check_str_list, describe
+from .tagging import _check_tagged, _viterbi, viterbi_many
 
-__all__ = ["token_features", "FeatureIndex", "build_feature_index", "LinearChainCRF", "crf_loss", "train_crf"]
+__all__ = ["token_features", "crfsuite_features", "FeatureIndex", "build_feature_index", "LinearChainCRF", "crf_loss",
+           "train_crf", "training_record", "load_trained", "load_crfsuite"]
+
+#: The book's CRFs, trained by ``tools/train_crf_taggers.py`` (committed): float16 weights and logs.
+CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "crf_taggers.pt"
+#: CRFsuite's model file of the part-of-speech task, xz-compressed, trained by the same script (committed).
+CRFSUITE_CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "crfsuite_upos.crfsuite.xz"
+#: The training settings of every CRF of chapter III.6 (arguments of :func:`train_crf`).
+SETTINGS = {"epochs": 2, "batch_size": 64, "lr": 0.05, "l2": 1e-6}
+#: The seeds of the proper-name CRF (the part-of-speech CRF has seed 0).
+NAME_SEEDS = (0, 1, 2)
+#: CRFsuite's passes over the training sentences.
+CRFSUITE_EPOCHS = 20
 
 
 def _shape(word: str) -> str:
@@ -61,6 +74,17 @@ def token_features(words: Sequence[str], i: int) -> list[str]:
     words = check_str_list("words", words, nonempty=True)
     i = check_count("i", i, high=len(words) - 1)
     return _token_features(words, i)
+
+
+def crfsuite_features(words: Sequence[str]) -> list[dict[str, float]]:
+    """The properties of every position of a sentence as CRFsuite's input: one dict
+    {property: 1.0} per word, from :func:`token_features`.
+
+    >>> crfsuite_features(["Hi", "!"])[1]["w=!"]
+    1.0
+    """
+    words = check_str_list("words", words, nonempty=True)
+    return [{f: 1.0 for f in _token_features(words, i)} for i in range(len(words))]
 
 
 def _token_features(words: Sequence[str], i: int) -> list[str]:
@@ -157,6 +181,28 @@ class LinearChainCRF(torch.nn.Module):
                                self.end.double().numpy())
         return [self.index.tags[j] for j in path]
 
+    def tag_many(self, sentences: Sequence[Sequence[str]]) -> list[list[str]]:
+        """The Viterbi tags of many sentences, the same as :meth:`tag` one by one (same
+        paths, same ties): the emissions of all sentences come from one EmbeddingBag call
+        and :func:`~mmir_lib.lm.tagging.viterbi_many` decodes sentences of equal length
+        together."""
+        sentences = [check_str_list(f"sentences[{k}]", s) for k, s in
+                     enumerate(check_list("sentences", sentences, Sequence))]
+        nonempty = [s for s in sentences if s]
+        if not nonempty:
+            return [[] for _ in sentences]
+        encoded = [self.index.encode(s) for s in nonempty]
+        id_starts = np.cumsum([0] + [len(ids) for ids, _ in encoded[:-1]])
+        ids = torch.cat([ids for ids, _ in encoded])
+        offsets = torch.cat([offsets + int(shift) for (_, offsets), shift in zip(encoded, id_starts)])
+        with torch.no_grad():
+            emissions = self.observation(ids, offsets).double().numpy()
+            tables = [p.detach().double().numpy() for p in (self.start, self.transition, self.end)]
+        bounds = np.cumsum([0] + [len(s) for s in nonempty])
+        paths = iter(viterbi_many(tables[0], tables[1], [emissions[a:b] for a, b in zip(bounds, bounds[1:])],
+                                  tables[2]))
+        return [[self.index.tags[j] for j in next(paths)] if s else [] for s in sentences]
+
 
 def crf_loss(model: LinearChainCRF, batch) -> torch.Tensor:
     """Mean negative log-likelihood of a batch of encoded sentences ``(ids, offsets, tags)``
@@ -245,3 +291,52 @@ def train_crf(model: LinearChainCRF, sentences, *, epochs: int = 3, batch_size: 
 
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     return train(model, loss_fn, batches, optimizer, epochs=epochs, seed=seed)
+
+
+def training_record() -> dict:
+    """The log of ``tools/train_crf_taggers.py``, read from :data:`CHECKPOINT`: ``settings``,
+    ``upos`` (one run), ``names`` (one run per seed of :data:`NAME_SEEDS`), each run with its
+    ``epoch_losses``, ``steps``, ``cpu_seconds``, ``seed`` and ``features``; ``crfsuite``
+    with its ``dev_accuracy`` after every pass."""
+    saved = torch.load(CHECKPOINT, weights_only=True)
+    return {key: value for key, value in saved.items()}
+
+
+def load_trained(task: str, seed: int = 0, index: FeatureIndex | None = None) -> LinearChainCRF:
+    """The book's trained CRF for ``task`` (``"upos"`` or ``"names"``) and ``seed``, from
+    :data:`CHECKPOINT`, in float64 (the float16 weights of the file sum exactly, so the
+    tags do not depend on the order of the additions).
+
+    The file keeps the properties of the training sentences in the order of the weights'
+    rows, and each task's tags, so the model comes with its :class:`FeatureIndex`. An
+    ``index`` given instead (``build_feature_index(train)``) must have the same sizes.
+    """
+    task = check_choice("task", task, ("upos", "names"))
+    seed = check_choice("seed", seed, (0,) if task == "upos" else NAME_SEEDS)
+    if index is not None and not isinstance(index, FeatureIndex):
+        raise TypeError(f"index must be a FeatureIndex or None, got {describe(index)}")
+    saved = torch.load(CHECKPOINT, weights_only=True)
+    run = saved["upos"] if task == "upos" else saved["names"][NAME_SEEDS.index(seed)]
+    if index is None:
+        index = FeatureIndex({f: j for j, f in enumerate(saved["features"])}, tuple(run["tags"]))
+    weights = run["weights"]
+    if tuple(weights["observation.weight"].shape) != (len(index.features), len(index.tags)):
+        raise ValueError(f"index has {len(index.features)} properties and {len(index.tags)} tags; the saved "
+                         f"{task} CRF has {tuple(weights['observation.weight'].shape)}: build it from the "
+                         "training sentences of the task")
+    model = LinearChainCRF(index).double()
+    model.load_state_dict({k: v.double() for k, v in weights.items()})
+    return model.eval()
+
+
+def load_crfsuite():
+    """CRFsuite's part-of-speech model of ``tools/train_crf_taggers.py``, from
+    :data:`CRFSUITE_CHECKPOINT`, as a ``pycrfsuite.Tagger`` (``tagger.tag(crfsuite_features(words))``
+    gives the tags of a sentence)."""
+    import lzma
+
+    import pycrfsuite
+
+    tagger = pycrfsuite.Tagger()
+    tagger.open_inmemory(lzma.decompress(CRFSUITE_CHECKPOINT.read_bytes()))
+    return tagger

@@ -101,3 +101,60 @@ def test_features_and_bad_input():
         LinearChainCRF("features")
     with pytest.raises(ValueError, match="tags the model does not know"):
         train_crf(LinearChainCRF(build_feature_index(TOY)), [(("a",), ("ADJ",))])
+
+
+# ---- the committed checkpoints of tools/train_crf_taggers.py ---------------------------
+
+#: The figures chapter III.6 quotes for the committed checkpoints (1 decimal, in %): the
+#: part-of-speech CRF's and CRFsuite's test accuracy, and the name CRF's span F1 per seed.
+CHECKPOINT_UPOS_TEST_PCT = 94.5
+CHECKPOINT_CRFSUITE_TEST_PCT = 94.1
+CHECKPOINT_NAMES_TEST_F1 = (78.0, 76.2, 77.3)
+
+
+def test_the_checkpoints_test_figures():
+    from mmir_lib.lm.crf import NAME_SEEDS, SETTINGS, crfsuite_features, load_crfsuite, load_trained, training_record
+    from mmir_lib.lm.spans import ewt_names, span_scores
+    from mmir_lib.lm.tagging import fit_hmm
+
+    setup_chapter()
+    train = [(s.words, s.upos) for s in data.ud_english_ewt("train")]
+    test = [(s.words, s.upos) for s in data.ud_english_ewt("test")]
+    gold = [t for _, t in test]
+    index = build_feature_index(train)
+    record = training_record()
+    assert record["settings"] == SETTINGS and record["upos"]["features"] == len(index.features)
+    assert record["upos"]["epoch_losses"][-1] < record["upos"]["epoch_losses"][0]
+    model = load_trained("upos")
+    assert model.index == index  # the saved properties are the training sentences', in the same order
+    assert round(100 * tag_accuracy(gold, [model.tag(w) for w, _ in test]), 1) == CHECKPOINT_UPOS_TEST_PCT
+    reference = load_crfsuite()
+    predicted = [reference.tag(crfsuite_features(w)) for w, _ in test]
+    assert round(100 * tag_accuracy(gold, predicted), 1) == CHECKPOINT_CRFSUITE_TEST_PCT
+    assert len(record["crfsuite"]["dev_accuracy"]) == record["crfsuite"]["epochs"]
+
+    names_train, names_test = ewt_names("train"), ewt_names("test")
+    names_gold = [t for _, t in names_test]
+    hmm = fit_hmm(names_train, order=1)
+    hmm_f1 = span_scores(names_gold, [hmm.tag(w) for w, _ in names_test]).f1
+    f1 = [span_scores(names_gold, load_trained("names", seed).tag_many([w for w, _ in names_test])).f1
+          for seed in NAME_SEEDS]
+    assert tuple(round(100 * x, 1) for x in f1) == CHECKPOINT_NAMES_TEST_F1
+    assert all(x > hmm_f1 for x in f1)  # the chapter's lesson
+
+
+def test_load_trained_refuses_an_index_of_another_size():
+    from mmir_lib.lm.crf import load_trained
+
+    with pytest.raises(ValueError, match="index has"):
+        load_trained("upos", index=build_feature_index(TOY))
+    with pytest.raises(ValueError, match="seed"):
+        load_trained("names", seed=7)
+
+
+def test_tag_many_equals_tag_one_by_one():
+    model = random_crf(3)
+    sentences = [["the", "dog"], [], ["a", "cat", "barks"], ["dogs"], ["the", "cat"], ["unseen", "words", "here"]]
+    assert model.tag_many(sentences) == [model.tag(s) for s in sentences]
+    with pytest.raises(TypeError, match=r"sentences\[1\]"):
+        model.tag_many([["the"], [3]])
