@@ -111,10 +111,13 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5) -> torch.Tensor:
 
 
 def _layer_norm(x, weight, bias, eps):
-    mean = x.mean(dim=-1, keepdim=True)                      # μ, (..., 1)
+    # each whole-tensor operation is a pass through memory: as few as the formula allows
+    mean = x.mean(dim=-1, keepdim=True)                                 # μ, (..., 1)
     centred = x - mean
-    variance = (centred * centred).mean(dim=-1, keepdim=True)  # σ², biased
-    y = centred / torch.sqrt(variance + eps)
+    variance = torch.linalg.vector_norm(centred, dim=-1, keepdim=True) ** 2 / x.shape[-1]  # σ² = ‖z − μ‖²/d
+    y = centred * torch.rsqrt(variance + eps)
+    if weight is not None and bias is not None:
+        return torch.addcmul(bias, y, weight)                           # β + γ ⊙ y in one pass
     if weight is not None:
         y = y * weight
     if bias is not None:

@@ -23,9 +23,10 @@ arithmetic*, 2016). Three ways to compute it, all float64 and equal:
 
 The backward pass is made of convolutions too (:func:`conv2d_backward`): the gradient
 with respect to the input is a *full* correlation of the output gradient (spread out by
-the stride) with the flipped kernel, and the gradient with respect to the weights is a
-correlation of the input with the output gradient, in which stride and dilation trade
-places. Pooling (:func:`max_pool2d`, :func:`avg_pool2d`) and :func:`relu` complete a
+the stride) with the flipped kernel, computed as im2col's transpose (col2im: each
+window's gradient Wᵀg added back onto the pixels the window was read from), and the
+gradient with respect to the weights is a correlation of the input with the output
+gradient, in which stride and dilation trade places. Pooling (:func:`max_pool2d`, :func:`avg_pool2d`) and :func:`relu` complete a
 LeNet-style layer; :func:`receptive_field` says how much of the input one output of a
 stack of layers sees.
 
@@ -60,7 +61,12 @@ def conv_output_size(n: int, k: int, stride: int = 1, padding: int = 0, dilation
     span = dilation * (k - 1) + 1  # the kernel's extent, holes included
     if span > n + 2 * padding:
         raise ValueError(f"k must fit the padded input: a kernel spanning {span} > n + 2·padding = {n + 2 * padding}")
-    return (n + 2 * padding - span) // stride + 1
+    return _output_size(n, k, stride, padding, dilation)
+
+
+def _output_size(n: int, k: int, stride: int, padding: int, dilation: int) -> int:
+    """:func:`conv_output_size` on checked arguments."""
+    return (n + 2 * padding - dilation * (k - 1) - 1) // stride + 1
 
 
 # ---- checks ----------------------------------------------------------------------------
@@ -156,8 +162,8 @@ def conv2d_loops(x: object, w: object, b: object = None, stride: int = 1, paddin
     x, w, b, stride, padding, dilation = _check_layer(x, w, b, stride, padding, dilation)
     n_filters, _, kh, kw = w.shape
     xp = _pad(x, padding, padding)
-    out_h = conv_output_size(x.shape[2], kh, stride, padding, dilation)
-    out_w = conv_output_size(x.shape[3], kw, stride, padding, dilation)
+    out_h = _output_size(x.shape[2], kh, stride, padding, dilation)
+    out_w = _output_size(x.shape[3], kw, stride, padding, dilation)
     out = np.zeros((x.shape[0], n_filters, out_h, out_w))
     for y in range(out_h):
         for x_ in range(out_w):
@@ -207,9 +213,13 @@ def conv2d_backward(x: object, w: object, grad_out: object, stride: int = 1, pad
                     dilation: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gradients of a loss L with respect to x, w and b, given g = ∂L/∂z of shape (N, F, H', W').
 
-    * ∂L/∂x: spread g out by the stride (s − 1 zeros between its values), then correlate it,
-      padded by d(k − 1) on every side (a *full* correlation), with the kernel flipped in
-      both axes and its two channel axes swapped, dilation d; crop the padding p.
+    * ∂L/∂x_p[n, c, u, v] = Σ_{f, i, j} w[f, c, i, j] · g̃[n, f, u − d·i, v − d·j], with g̃ the
+      gradient spread out by the stride: a *full* correlation with the flipped kernel.
+      Computed as col2im, the transpose of im2col: the columns' gradient Wᵀ g (C·k_h·k_w,
+      N·H'·W') holds each window's share, and each kernel offset (i, j) adds its row block
+      onto the strided slice x_p[:, :, d·i::s, d·j::s] it was read from; crop the padding p.
+      This builds a matrix of the output's size times C·k_h·k_w / F, not the full
+      correlation's im2col of the (larger, zero-padded) spread gradient.
     * ∂L/∂w[f, c, i, j] = Σ_{n,y,x} g[n, f, y, x] · x_p[n, c, s·y + d·i, s·x + d·j]: a
       correlation of x_p with g as the kernel, batch and channel axes swapped, with
       stride d and dilation s (the forward pass's two trade places).
@@ -219,22 +229,25 @@ def conv2d_backward(x: object, w: object, grad_out: object, stride: int = 1, pad
     """
     x, w, _, stride, padding, dilation = _check_layer(x, w, None, stride, padding, dilation)
     n_filters, channels, kh, kw = w.shape
-    out_h = conv_output_size(x.shape[2], kh, stride, padding, dilation)
-    out_w = conv_output_size(x.shape[3], kw, stride, padding, dilation)
+    out_h = _output_size(x.shape[2], kh, stride, padding, dilation)
+    out_w = _output_size(x.shape[3], kw, stride, padding, dilation)
     g = check_array("grad_out", grad_out, ndim=4)
     if g.shape != (x.shape[0], n_filters, out_h, out_w):
         raise ValueError(f"grad_out must have shape {(x.shape[0], n_filters, out_h, out_w)}, the output's for x, w "
                          f"and this stride, padding and dilation; got {g.shape}")
     height, width = x.shape[2] + 2 * padding, x.shape[3] + 2 * padding
 
-    # ∂L/∂x: a full correlation of the stride-spread gradient with the flipped kernel
-    spread = np.zeros((g.shape[0], n_filters, stride * (out_h - 1) + 1, stride * (out_w - 1) + 1))
-    spread[:, :, ::stride, ::stride] = g
-    flipped = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))    # (C, F, kh, kw)
-    grad_xp = _conv(spread, flipped, (1, 1), (dilation * (kh - 1), dilation * (kw - 1)), (dilation, dilation))
-    # rows and columns of x_p that no window reached (the stride's remainder) get 0
-    grad_xp = np.pad(grad_xp, ((0, 0), (0, 0), (0, height - grad_xp.shape[2]), (0, width - grad_xp.shape[3])))
-    grad_x = grad_xp[:, :, padding:height - padding, padding:width - padding]
+    # ∂L/∂x (col2im): the gradient of every window's column, Wᵀ g, added back onto the pixels
+    # the window was read from, one kernel offset (i, j) at a time. The batch axis goes last,
+    # so that each offset's strided slice is made of long contiguous runs.
+    check_memory("grad_out", channels * kh * kw * g.size // n_filters)           # the columns' gradient
+    g_rows = np.ascontiguousarray(g.transpose(1, 2, 3, 0)).reshape(n_filters, -1)  # (F, H'·W'·N)
+    columns = (w.reshape(n_filters, -1).T @ g_rows).reshape(channels, kh, kw, out_h, out_w, x.shape[0])
+    grad_xp = np.zeros((channels, height, width, x.shape[0]))                     # (C, H_p, W_p, N)
+    for i, j in itertools.product(range(kh), range(kw)):
+        grad_xp[:, dilation * i:dilation * i + stride * (out_h - 1) + 1:stride,
+                dilation * j:dilation * j + stride * (out_w - 1) + 1:stride] += columns[:, i, j]
+    grad_x = grad_xp[:, padding:height - padding, padding:width - padding].transpose(3, 0, 1, 2)
 
     # ∂L/∂w: correlate the padded input with the output gradient; stride and dilation swap
     xp = _pad(x, padding, padding).transpose(1, 0, 2, 3)                           # (C, N, H_p, W_p)

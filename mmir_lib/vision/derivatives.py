@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import check_choice, check_number
-from .filters import BORDER_MODES, _separable, check_kernel_size, correlate, separable_filter
+from .filters import BORDER_MODES, _correlate, _separable, check_kernel_size
 from .images import check_image
 from .kernels import derivative_kernel, gaussian_kernel, laplacian_kernel, scharr_kernels, sobel_kernels
 
@@ -66,8 +66,15 @@ def gradient(image: object, operator: str = "sobel", mode: str = "mirror") -> tu
     """(f_x, f_y), each of the image's shape, with an operator of :data:`GRADIENT_OPERATORS`."""
     image = check_image("image", image, channels=False)
     check_choice("operator", operator, GRADIENT_OPERATORS)
+    check_choice("mode", mode, BORDER_MODES)
+    check_kernel_size("operator", GRADIENT_OPERATORS[operator][0].shape, image, mode)
+    return _gradient(image, operator, mode)
+
+
+def _gradient(image: np.ndarray, operator: str, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`gradient` of a checked image: the two correlations."""
     kx, ky = GRADIENT_OPERATORS[operator]
-    return correlate(image, kx, mode), correlate(image, ky, mode)
+    return _correlate(image, kx, mode, 0.0), _correlate(image, ky, mode, 0.0)
 
 
 def gradient_polar(fx: object, fy: object) -> tuple[np.ndarray, np.ndarray]:
@@ -76,12 +83,21 @@ def gradient_polar(fx: object, fy: object) -> tuple[np.ndarray, np.ndarray]:
     fy = check_image("fy", fy, channels=False)
     if fx.shape != fy.shape:
         raise ValueError(f"fx and fy must have the same shape, got {fx.shape} and {fy.shape}")
+    return _polar(fx, fy)
+
+
+def _polar(fx: np.ndarray, fy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`gradient_polar` of checked arrays."""
     return np.hypot(fx, fy), np.arctan2(fy, fx)
 
 
 def laplacian(image: object, mode: str = "mirror") -> np.ndarray:
     """∇²f = f_xx + f_yy with the 5-point kernel [[0, 1, 0], [1, −4, 1], [0, 1, 0]]."""
-    return correlate(check_image("image", image, channels=False), laplacian_kernel(), mode)
+    image = check_image("image", image, channels=False)
+    check_choice("mode", mode, BORDER_MODES)
+    kernel = laplacian_kernel()
+    check_kernel_size("mode", kernel.shape, image, mode)
+    return _correlate(image, kernel, mode, 0.0)
 
 
 def gaussian_gradient(image: object, sigma: float, mode: str = "mirror",
@@ -94,4 +110,4 @@ def gaussian_gradient(image: object, sigma: float, mode: str = "mirror",
     g = gaussian_kernel(sigma, truncate)
     t = np.arange(len(g)) - len(g) // 2
     dg = (-t / sigma**2 * g)[::-1]  # correlation kernel of the convolution with G'
-    return separable_filter(image, g, dg, mode), separable_filter(image, dg, g, mode)
+    return _separable(image, g, dg, mode), _separable(image, dg, g, mode)

@@ -38,7 +38,7 @@ from torch import nn
 
 from ..training import evaluating
 from ..validation import (check_array, check_choice, check_count, check_instance, check_number, check_same_length,
-                          describe)
+                          check_tensor, describe)
 from .boxes import box_iou, check_boxes, nms
 
 __all__ = ["INK", "DETECTOR_SETTINGS", "DetectionSet", "make_canvases", "GridDetector", "encode_targets", "yolo_loss", "decode",
@@ -189,6 +189,15 @@ def _check_images(x):
     if x.shape[2] % 8 or x.shape[3] % 8 or x.shape[2] == 0 or x.shape[3] == 0:
         raise ValueError(f"images must have a height and width that are positive multiples of 8, got "
                          f"{tuple(x.shape[2:])}")
+    check_tensor("images", x, ndim=4)  # finite, at least one image
+
+
+def _check_output(output) -> torch.Tensor:
+    """A detector's raw output: a finite floating-point (N, A, S_h, S_w, 5 + K) tensor, K ≥ 1."""
+    output = check_tensor("output", output, ndim=5)
+    if output.shape[-1] < 6:
+        raise ValueError(f"output must have shape (N, A, S, S, 5 + K) with K ≥ 1, got {tuple(output.shape)}")
+    return output
 
 
 def encode_targets(boxes, labels, image_ids, n_images: int, image_size: int, anchors, stride: int = 8) -> np.ndarray:
@@ -228,10 +237,8 @@ def encode_targets(boxes, labels, image_ids, n_images: int, image_size: int, anc
 def yolo_loss(output, targets, lambda_coord: float = 5.0, lambda_noobj: float = 0.5):
     """The loss of the module docstring, averaged over the images: ``output`` (N, A, S, S,
     5 + K) raw network outputs, ``targets`` (N, A, S, S, 6) from :func:`encode_targets`."""
-    check_instance("output", output, torch.Tensor)
-    check_instance("targets", targets, torch.Tensor)
-    if output.ndim != 5 or output.shape[-1] < 6:
-        raise ValueError(f"output must have shape (N, A, S, S, 5 + K), got {tuple(output.shape)}")
+    output = _check_output(output)
+    targets = check_tensor("targets", targets, ndim=5)
     if tuple(targets.shape) != (*output.shape[:4], 6):
         raise ValueError(f"targets must have shape {(*output.shape[:4], 6)}, got {tuple(targets.shape)}")
     lambda_coord = check_number("lambda_coord", lambda_coord, low=0.0)
@@ -250,9 +257,7 @@ def decode(output, anchors, stride: int = 8, score_threshold: float = 0.05) -> t
     every slot, then each slot's best class and its score p_o · P(class). Returns flat
     float64/int64 arrays (boxes (d, 4) as (x1, y1, x2, y2), scores (d,), labels (d,),
     image_ids (d,)) of the slots whose score is above ``score_threshold``."""
-    check_instance("output", output, torch.Tensor)
-    if output.ndim != 5 or output.shape[-1] < 6:
-        raise ValueError(f"output must have shape (N, A, S, S, 5 + K), got {tuple(output.shape)}")
+    output = _check_output(output)
     anchors = _check_anchors(anchors)
     if len(anchors) != output.shape[1]:
         raise ValueError(f"anchors must hold one row per anchor of the output ({output.shape[1]}), got {len(anchors)}")

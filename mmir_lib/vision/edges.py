@@ -24,8 +24,8 @@ import numpy as np
 import scipy.ndimage
 
 from ..validation import check_number
-from .derivatives import check_gaussian_sigma, gaussian_filter, gradient, gradient_polar
-from .filters import separable_filter
+from .derivatives import GRADIENT_OPERATORS, _gaussian_filter, _gradient, _polar, check_gaussian_sigma
+from .filters import _separable, check_kernel_size
 from .images import check_image
 from .kernels import gaussian_kernel
 
@@ -45,6 +45,11 @@ def non_maximum_suppression(magnitude: object, orientation: object) -> np.ndarra
     if magnitude.shape != orientation.shape:
         raise ValueError(f"magnitude and orientation must have the same shape, got {magnitude.shape} "
                          f"and {orientation.shape}")
+    return _non_maximum_suppression(magnitude, orientation)
+
+
+def _non_maximum_suppression(magnitude: np.ndarray, orientation: np.ndarray) -> np.ndarray:
+    """:func:`non_maximum_suppression` of checked (H, W) arrays of one shape."""
     sector = (np.round(np.rad2deg(orientation) / 45.0).astype(int) % 4) * 45  # 0, 45, 90, 135
     padded = np.pad(magnitude, 1)
     height, width = magnitude.shape
@@ -66,6 +71,11 @@ def hysteresis(weak: object, strong: object) -> np.ndarray:
         raise ValueError(f"weak and strong must have the same shape, got {weak.shape} and {strong.shape}")
     if np.any(strong & ~weak):
         raise ValueError("strong must be a subset of weak (every strong pixel is also above the low threshold)")
+    return _hysteresis(weak, strong)
+
+
+def _hysteresis(weak: np.ndarray, strong: np.ndarray) -> np.ndarray:
+    """:func:`hysteresis` of checked (H, W) bool arrays, strong a subset of weak."""
     labels, count = scipy.ndimage.label(weak, structure=np.ones((3, 3), dtype=bool))
     keep = np.zeros(count + 1, dtype=bool)
     keep[labels[strong]] = True
@@ -87,10 +97,12 @@ def canny(image: object, sigma: float = 1.0, low: float = 0.02, high: float = 0.
     high = check_number("high", high, low=0.0)
     if low > high:
         raise ValueError(f"low ({low:g}) must not exceed high ({high:g})")
-    smoothed = gaussian_filter(image, sigma, mode)
-    magnitude, orientation = gradient_polar(*gradient(smoothed, "sobel", mode))
-    thin = non_maximum_suppression(magnitude, orientation)
-    return hysteresis(thin & (magnitude >= low), thin & (magnitude >= high))
+    sigma = check_gaussian_sigma(image, sigma, mode)
+    smoothed = _gaussian_filter(image, sigma, mode)
+    check_kernel_size("mode", GRADIENT_OPERATORS["sobel"][0].shape, smoothed, mode)
+    magnitude, orientation = _polar(*_gradient(smoothed, "sobel", mode))
+    thin = _non_maximum_suppression(magnitude, orientation)
+    return _hysteresis(thin & (magnitude >= low), thin & (magnitude >= high))
 
 
 def laplacian_of_gaussian(image: object, sigma: float, mode: str = "mirror") -> np.ndarray:
@@ -101,7 +113,7 @@ def laplacian_of_gaussian(image: object, sigma: float, mode: str = "mirror") -> 
     g = gaussian_kernel(sigma)
     t = np.arange(len(g)) - len(g) // 2
     g2 = (t**2 - sigma**2) / sigma**4 * g  # symmetric: correlation = convolution
-    return separable_filter(image, g, g2, mode) + separable_filter(image, g2, g, mode)
+    return _separable(image, g, g2, mode) + _separable(image, g2, g, mode)
 
 
 def zero_crossings(response: object, threshold: float = 0.0) -> np.ndarray:

@@ -117,6 +117,11 @@ def correlate(image: object, kernel: object, mode: str = "mirror", cval: float =
     check_choice("mode", mode, BORDER_MODES)
     cval = check_number("cval", cval)
     kernel = _check_kernel(kernel, image, mode)
+    return _correlate(image, kernel, mode, cval)
+
+
+def _correlate(image: np.ndarray, kernel: np.ndarray, mode: str, cval: float) -> np.ndarray:
+    """:func:`correlate` of a checked image with a checked (m, n) kernel."""
     a, b = kernel.shape[0] // 2, kernel.shape[1] // 2
     padded = _pad(image, [(a, a), (b, b)], mode, cval)
     height, width = padded.shape[0] - 2 * a, padded.shape[1] - 2 * b

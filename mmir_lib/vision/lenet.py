@@ -80,6 +80,16 @@ def _check_images(name: str, images: object, ndim: int | tuple[int, ...] = 4) ->
     return check_array(name, images, ndim=ndim, nonempty=True)
 
 
+def _check_fits(model, images: np.ndarray) -> None:
+    """A :class:`LeNet5` reads (N, in_channels, 28, 28) images: any other size would fail
+    deep inside torch (its first dense layer expects 16 · 5 · 5 inputs)."""
+    if isinstance(model, LeNet5):
+        expected = (model.conv1.in_channels, 28, 28)
+        if images.shape[1:] != expected:
+            raise ValueError(f"images must have shape (N, {expected[0]}, 28, 28) for this LeNet5, "
+                             f"got {images.shape}")
+
+
 def shifted_copies(images: object, max_shift: int = 2, seed: int = 0) -> np.ndarray:
     """Each image moved by its own random shift (dy, dx), both drawn uniformly from
     {-max_shift, ..., max_shift}: out[n, ..., y, x] = images[n, ..., y - dy, x - dx],
@@ -109,6 +119,7 @@ def predict(model, images: object, batch_size: int = 1000) -> np.ndarray:
     without gradients (the model returns to its mode). ``images``: (N, C, H, W)."""
     check_instance("model", model, torch.nn.Module)
     images = _check_images("images", images)
+    _check_fits(model, images)
     batch_size = check_count("batch_size", batch_size, low=1, high=10**9)
     parameter = next(model.parameters(), None)
     dtype = parameter.dtype if parameter is not None else torch.float32
@@ -150,6 +161,7 @@ def feature_maps(model, images: object) -> dict[str, np.ndarray]:
     in the order the layers are defined. Eval mode, no gradients."""
     layers = _conv_layers(model)
     images = _check_images("images", images)
+    _check_fits(model, images)
     parameter = next(model.parameters())
     captured = {}
     hooks = [layer.register_forward_hook(lambda _m, _in, out, name=name: captured.__setitem__(name, out))

@@ -28,7 +28,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..training import evaluating
-from ..validation import check_array, check_bool, check_count, check_instance, check_number, check_same_length
+from ..validation import (check_array, check_bool, check_count, check_instance, check_number, check_same_length,
+                          check_tensor)
 
 __all__ = ["EmbeddingNet", "triplet_loss", "sample_triplets", "sample_pairs", "embed", "roc_curve", "roc_auc",
            "best_threshold"]
@@ -65,10 +66,9 @@ def triplet_loss(anchor, positive, negative, margin: float = 0.2, squared: bool 
     squared Euclidean distance (``squared=False``: the distance ‖A − P + ε‖, as torch's
     ``TripletMarginLoss(margin, p=2, eps=ε)``: values and gradients, also where A = P,
     whose gradient is then 0 for ε = 0, the norm's subgradient, not NaN)."""
-    for name, value in (("anchor", anchor), ("positive", positive), ("negative", negative)):
-        check_instance(name, value, torch.Tensor)
-        if value.ndim != 2:
-            raise ValueError(f"{name} must have shape (n, d), got {tuple(value.shape)}")
+    anchor = check_tensor("anchor", anchor, ndim=2)
+    positive = check_tensor("positive", positive, ndim=2)
+    negative = check_tensor("negative", negative, ndim=2)
     if not anchor.shape == positive.shape == negative.shape:
         raise ValueError(f"anchor, positive and negative must have the same shape, got {tuple(anchor.shape)}, "
                          f"{tuple(positive.shape)} and {tuple(negative.shape)}")

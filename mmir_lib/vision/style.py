@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
-from ..validation import check_array, check_callable, check_count, check_instance, check_number
+from ..validation import check_array, check_callable, check_count, check_instance, check_number, check_tensor
 
 __all__ = ["gram_matrix", "content_cost", "style_cost", "style_transfer"]
 
@@ -38,11 +38,17 @@ def _check_map(name: str, a) -> None:
     check_instance(name, a, torch.Tensor)
     if a.ndim != 3:
         raise ValueError(f"{name} must be one activation of shape (n_C, n_H, n_W), got {tuple(a.shape)}")
+    check_tensor(name, a, ndim=3)  # floating point, finite, no empty axis
 
 
 def gram_matrix(a):
     """The (n_C, n_C) Gram matrix A Aᵀ of an activation of shape (n_C, n_H, n_W)."""
     _check_map("a", a)
+    return _gram(a)
+
+
+def _gram(a):
+    """:func:`gram_matrix` of a checked activation."""
     flat = a.reshape(a.shape[0], -1)
     return flat @ flat.T
 
@@ -54,6 +60,11 @@ def content_cost(a_content, a_generated):
     if a_content.shape != a_generated.shape:
         raise ValueError(f"a_content and a_generated must have the same shape, got {tuple(a_content.shape)} "
                          f"and {tuple(a_generated.shape)}")
+    return _content_cost(a_content, a_generated)
+
+
+def _content_cost(a_content, a_generated):
+    """:func:`content_cost` of checked activations."""
     return 0.5 * ((a_content - a_generated) ** 2).sum()
 
 
@@ -63,14 +74,20 @@ def style_cost(a_style: Sequence, a_generated: Sequence, weights: Sequence[float
     for name, maps in (("a_style", a_style), ("a_generated", a_generated)):
         if not isinstance(maps, (list, tuple)) or len(maps) != len(weights):
             raise ValueError(f"{name} must be a list of one activation per weight ({len(weights)})")
-    total = 0.0
-    for s, g, w in zip(a_style, a_generated, weights):
-        _check_map("a_style", s)
-        _check_map("a_generated", g)
+        for a in maps:
+            _check_map(name, a)
+    for s, g in zip(a_style, a_generated):
         if s.shape[0] != g.shape[0]:
             raise ValueError(f"a_style and a_generated must have the same channels, got {s.shape[0]} and {g.shape[0]}")
+    return _style_cost(a_style, a_generated, weights)
+
+
+def _style_cost(a_style: Sequence, a_generated: Sequence, weights: np.ndarray):
+    """:func:`style_cost` of checked activations and weights."""
+    total = 0.0
+    for s, g, w in zip(a_style, a_generated, weights):
         n_c, n_h, n_w = g.shape
-        total = total + w * ((gram_matrix(s) - gram_matrix(g)) ** 2).sum() / (2 * n_c * n_h * n_w) ** 2
+        total = total + w * ((_gram(s) - _gram(g)) ** 2).sum() / (2 * n_c * n_h * n_w) ** 2
     return total
 
 
@@ -119,8 +136,8 @@ def style_transfer(features: Callable, content, style, content_layer: int, style
     torch.manual_seed(seed)
     for _ in range(steps):
         maps = [a[0] for a in features(generated)]
-        cost = alpha * content_cost(target_content, maps[content_layer]) + \
-            beta * style_cost(target_style, maps, style_weights)
+        cost = alpha * _content_cost(target_content, maps[content_layer]) + \
+            beta * _style_cost(target_style, maps, style_weights)
         optimizer.zero_grad()
         cost.backward()
         optimizer.step()
