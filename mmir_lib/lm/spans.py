@@ -53,7 +53,7 @@ def _check_spans(name: str, spans: object, length: int | None = None) -> list[tu
         end = check_count(f"{name}[{k}] end", item[1], low=start + 1)
         label = _check_label(f"{name}[{k}] label", item[2])
         if length is not None and end > length:
-            raise ValueError(f"{name}[{k}] ends at {end}, past the sentence's {length} words")
+            raise ValueError(f"{name}[{k}] ends at {end}, past the sentence's length = {length} words")
         if out and start < out[-1][1]:
             raise ValueError(f"{name} must be sorted and must not overlap: {name}[{k}] starts at {start}, "
                              f"before the previous span ends at {out[-1][1]}")
