@@ -9,6 +9,9 @@ vectors, exactly and approximately, one module per idea.
   per centroid, ``nprobe`` lists searched (equal to ``IndexIVFFlat`` with its centroids);
 * :mod:`.pq` -- product quantization: sub-vector codebooks, codes, asymmetric distance
   tables (equal to faiss's ``ProductQuantizer`` with its codebooks);
+* :mod:`.ivfpq` -- IVF-PQ: inverted lists of PQ-encoded residuals to the coarse centroid,
+  asymmetric distance tables per probed list (equal to ``IndexIVFPQ`` with its centroids
+  and codebooks);
 * :mod:`.hnsw` -- the hierarchical navigable small-world graph, built and searched
   greedily layer by layer.
 

@@ -43,6 +43,8 @@ def _search(base: np.ndarray, queries: np.ndarray, k: int, metric: str, block: i
     """:func:`exact_search` without checks (float32 C-contiguous arrays)."""
     if metric == "l2" and base_sq is None:
         base_sq = squared_norms(base)
+    if k == 1:
+        return _nearest(base, queries, metric, block, base_sq)
     best = None
     for start in range(0, len(base), block):
         part = base[start:start + block]
@@ -55,6 +57,31 @@ def _search(base: np.ndarray, queries: np.ndarray, k: int, metric: str, block: i
     if metric == "ip":
         return scores, ids
     inner = np.einsum("qd,qkd->qk", queries, base[ids])  # q · x of the k found, as faiss forms the distance
+    distances = squared_norms(queries)[:, None] + base_sq[ids] - 2 * inner
+    return np.maximum(distances, 0, out=distances), ids
+
+
+def _nearest(base: np.ndarray, queries: np.ndarray, metric: str, block: int,
+             base_sq: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_search` for k = 1 (assigning vectors to centroids or codewords): an argmax
+    per block instead of a top-k selection; the same result (the first of equal scores is
+    the smaller id, and a later block replaces only a strictly better one)."""
+    best_scores = np.full(len(queries), -np.inf, dtype=np.float32)
+    best_ids = np.zeros(len(queries), dtype=np.int64)
+    rows = np.arange(len(queries))
+    for start in range(0, len(base), block):
+        part = base[start:start + block]
+        scores = queries @ part.T
+        if metric == "l2":
+            scores *= 2
+            scores -= base_sq[start:start + block]
+        found = np.argmax(scores, axis=1)
+        better = scores[rows, found] > best_scores
+        best_scores[better], best_ids[better] = scores[rows, found][better], found[better] + start
+    ids = best_ids[:, None]
+    if metric == "ip":
+        return best_scores[:, None], ids
+    inner = np.einsum("qd,qkd->qk", queries, base[ids])
     distances = squared_norms(queries)[:, None] + base_sq[ids] - 2 * inner
     return np.maximum(distances, 0, out=distances), ids
 

@@ -25,6 +25,8 @@ of its nprobe · k.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..kmeans import kmeans
@@ -86,13 +88,7 @@ class IVFFlat:
         """Add ``vectors`` (n, d), with ids ntotal … ntotal + n − 1, to their lists; returns self."""
         vectors = as_vectors("vectors", vectors, dim=self.d)
         lists = _search(self.centroids, vectors, 1, self.metric)[1][:, 0]
-        old_lists = np.repeat(np.arange(self.nlist), self.list_sizes())
-        all_lists = np.concatenate([old_lists, lists])
-        all_ids = np.concatenate([self.ids, np.arange(self.ntotal, self.ntotal + len(vectors))])
-        all_vectors = np.concatenate([self.vectors, vectors])
-        order = np.argsort(all_lists, kind="stable")
-        self.ids, self.vectors = all_ids[order], np.ascontiguousarray(all_vectors[order])
-        self.offsets = np.concatenate([[0], np.cumsum(np.bincount(all_lists, minlength=self.nlist))])
+        self.ids, self.vectors, self.offsets = _regroup(self.ids, self.vectors, self.offsets, lists, vectors)
         self._sq = squared_norms(self.vectors)
         return self
 
@@ -119,23 +115,51 @@ class IVFFlat:
 
     def _scan(self, queries: np.ndarray, probes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Scores (larger is nearer: q·x, or 2 q·x − ‖x‖²) and ids of the k best in the
-        probed lists: list by list, the queries that probe a list scored against it in one
-        matrix product, its k best kept; then the k best of each query's nprobe · k."""
-        q, nprobe = probes.shape
-        pair_scores = np.full((q * nprobe, k), -np.inf, dtype=np.float32)  # one row per (query, probe)
-        pair_ids = np.full((q * nprobe, k), -1, dtype=np.int64)
-        order = np.argsort(probes.ravel(), kind="stable")  # the pairs, list by list
-        bounds = np.concatenate([[0], np.cumsum(np.bincount(probes.ravel(), minlength=self.nlist))])
-        for j in np.flatnonzero(np.diff(bounds)):
-            first, last = self.offsets[j], self.offsets[j + 1]
-            if first == last:
-                continue
-            pairs = order[bounds[j]:bounds[j + 1]]
-            scores = queries[pairs // nprobe] @ self.vectors[first:last].T  # (pairs, list size)
+        probed lists (:func:`_scan_lists`), each list's vectors scored in one matrix product."""
+        def score(j: int, rows: np.ndarray, first: int, last: int) -> np.ndarray:
+            scores = queries[rows] @ self.vectors[first:last].T  # (pairs, list size)
             if self.metric == "l2":
                 scores *= 2
                 scores -= self._sq[first:last]
-            kept = min(k, last - first)  # stored positions: within a list, increasing ids
-            pair_scores[pairs, :kept], pair_ids[pairs, :kept] = _top_k(scores, None, kept, offset=first)
-        pair_ids = np.where(pair_ids >= 0, self.ids[pair_ids], -1)
-        return _top_k(pair_scores.reshape(q, nprobe * k), pair_ids.reshape(q, nprobe * k), k)
+            return scores
+
+        return _scan_lists(probes, k, self.offsets, self.ids, score)
+
+
+def _regroup(ids: np.ndarray, stored: np.ndarray, offsets: np.ndarray, lists: np.ndarray,
+             new: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Inverted lists after adding rows ``new`` (n, ...) to ``lists`` (n,), with ids
+    ntotal … ntotal + n − 1: the ids, stored rows and offsets (nlist + 1,) of the new
+    layout (module notes). Shared by every IVF index (full vectors, or PQ codes)."""
+    nlist = len(offsets) - 1
+    all_lists = np.concatenate([np.repeat(np.arange(nlist), np.diff(offsets)), lists])
+    all_ids = np.concatenate([ids, np.arange(len(ids), len(ids) + len(lists))])
+    all_stored = np.concatenate([stored, new])
+    order = np.argsort(all_lists, kind="stable")
+    return (all_ids[order], np.ascontiguousarray(all_stored[order]),
+            np.concatenate([[0], np.cumsum(np.bincount(all_lists, minlength=nlist))]))
+
+
+def _scan_lists(probes: np.ndarray, k: int, offsets: np.ndarray, ids: np.ndarray,
+                score: Callable[[int, np.ndarray, int, int], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The k best (score, id) of each query over its probed lists, ``probes`` (q, nprobe).
+
+    List by list: the queries that probe list j (``rows``, one per (query, probe) pair)
+    are scored against its stored rows ``first:last`` by ``score(j, rows, first, last)``
+    ((pairs, last − first) float32, larger is nearer), the k best of each kept; then each
+    query keeps the k best of its nprobe · k. Shared by every IVF index."""
+    q, nprobe = probes.shape
+    pair_scores = np.full((q * nprobe, k), -np.inf, dtype=np.float32)  # one row per (query, probe)
+    pair_ids = np.full((q * nprobe, k), -1, dtype=np.int64)
+    order = np.argsort(probes.ravel(), kind="stable")  # the pairs, list by list
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(probes.ravel(), minlength=len(offsets) - 1))])
+    for j in np.flatnonzero(np.diff(bounds)):
+        first, last = offsets[j], offsets[j + 1]
+        if first == last:
+            continue
+        pairs = order[bounds[j]:bounds[j + 1]]
+        scores = score(int(j), pairs // nprobe, first, last)
+        kept = min(k, last - first)  # stored positions: within a list, increasing ids
+        pair_scores[pairs, :kept], pair_ids[pairs, :kept] = _top_k(scores, None, kept, offset=first)
+    pair_ids = np.where(pair_ids >= 0, ids[pair_ids], -1)
+    return _top_k(pair_scores.reshape(q, nprobe * k), pair_ids.reshape(q, nprobe * k), k)

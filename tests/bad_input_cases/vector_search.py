@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from mmir_lib.ann import datasets, exact, hnsw, ivf, pq, topk
+from mmir_lib.ann import datasets, exact, hnsw, ivf, ivfpq, pq, topk
 from tests.api_fuzz import Case
 
 _RNG = np.random.default_rng(0)
@@ -11,6 +11,7 @@ QUERIES = _RNG.normal(size=(3, 4)).astype(np.float32)
 IVF = ivf.IVFFlat(BASE[:3]).add(BASE)
 PQ = pq.ProductQuantizer(_RNG.normal(size=(2, 4, 2)))
 PQ_INDEX = pq.PQIndex(PQ).add(BASE)
+IVFPQ = ivfpq.IVFPQ(BASE[:3], PQ).add(BASE)
 GRAPH = hnsw.HNSW(4, M=2, ef_construction=4).add(BASE)
 _SCALE = {"huge_int", "huge_float"}
 
@@ -36,6 +37,15 @@ CASES = [
     Case(pq.PQIndex, dict(pq=PQ)),
     Case(PQ_INDEX.add, dict(vectors=QUERIES)),
     Case(PQ_INDEX.search, dict(queries=QUERIES, k=2)),
+    Case(ivfpq.IVFPQ, dict(centroids=BASE[:3], pq=PQ), accepts={"centroids": {"matrix"}}),
+    Case(ivfpq.train_ivfpq, dict(vectors=BASE, nlist=2, m=2, nbits=2, max_iter=3, seed=0),
+         accepts={"seed": {"zero"}}),
+    Case(IVFPQ.assign, dict(vectors=QUERIES)),
+    Case(IVFPQ.encode, dict(vectors=QUERIES)),
+    Case(IVFPQ.reconstruct, dict(lists=[0, 2], codes=[[0, 3], [1, 2]])),
+    Case(IVFPQ.add, dict(vectors=QUERIES)),
+    Case(IVFPQ.search, dict(queries=QUERIES, k=2, nprobe=2)),
+    Case(IVFPQ.list_sizes, dict()),
     Case(hnsw.HNSW, dict(d=4, M=2, ef_construction=4, seed=0), accepts={"seed": {"zero"}}),
     Case(GRAPH.add, dict(vectors=QUERIES)),
     Case(GRAPH.search, dict(queries=QUERIES, k=2, ef_search=4)),
