@@ -99,13 +99,7 @@ class IVFFlat:
         int64), best first, ties by the smaller id; a query whose lists hold fewer than k
         vectors gets id −1 (distance +inf, or score −inf) in the empty places, as faiss.
         """
-        if self.ntotal == 0:
-            raise ValueError("the index is empty: add vectors before searching (IVFFlat.add)")
-        queries = as_vectors("queries", queries, dim=self.d)
-        k = check_k(k, self.ntotal)
-        nprobe = check_count("nprobe", nprobe, low=1)
-        if nprobe > self.nlist:
-            raise ValueError(f"nprobe must be at most the number of lists, nlist = {self.nlist}; got {nprobe}")
+        queries, k, nprobe = _check_search(self, queries, k, nprobe)
         probes = _search(self.centroids, queries, nprobe, self.metric)[1]  # (q, nprobe)
         scores, ids = self._scan(queries, probes, k)
         if self.metric == "l2":
@@ -124,6 +118,19 @@ class IVFFlat:
             return scores
 
         return _scan_lists(probes, k, self.offsets, self.ids, score)
+
+
+def _check_search(index, queries: object, k: int, nprobe: int) -> tuple[np.ndarray, int, int]:
+    """The checks of an inverted-file index's ``search`` (IVFFlat, IVFPQ): vectors added,
+    queries (q, d) of the index's dimension, 1 ≤ k ≤ ntotal, 1 ≤ nprobe ≤ nlist."""
+    if index.ntotal == 0:
+        raise ValueError(f"the index is empty: add vectors before searching ({type(index).__name__}.add)")
+    queries = as_vectors("queries", queries, dim=index.d)
+    k = check_k(k, index.ntotal)
+    nprobe = check_count("nprobe", nprobe, low=1)
+    if nprobe > index.nlist:
+        raise ValueError(f"nprobe must be at most the number of lists, nlist = {index.nlist}; got {nprobe}")
+    return queries, k, nprobe
 
 
 def _regroup(ids: np.ndarray, stored: np.ndarray, offsets: np.ndarray, lists: np.ndarray,

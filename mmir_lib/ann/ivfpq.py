@@ -44,10 +44,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_array, check_count
-from ._checks import as_vectors, check_k
+from ..validation import check_array
+from ._checks import as_vectors
 from .exact import _search, squared_norms
-from .ivf import _regroup, _scan_lists, train_coarse_quantizer
+from .ivf import _check_search, _regroup, _scan_lists, train_coarse_quantizer
 from .pq import ProductQuantizer, _adc, train_product_quantizer
 
 __all__ = ["IVFPQ", "train_ivfpq"]
@@ -125,13 +125,7 @@ class IVFPQ:
         nearest lists, ``queries`` (q, d): (distances (q, k) float32, ids (q, k) int64),
         nearest first, ties by the smaller id; id −1 at +inf where the probed lists hold
         fewer than k vectors, as faiss."""
-        if self.ntotal == 0:
-            raise ValueError("the index is empty: add vectors before searching (IVFPQ.add)")
-        queries = as_vectors("queries", queries, dim=self.d)
-        k = check_k(k, self.ntotal)
-        nprobe = check_count("nprobe", nprobe, low=1)
-        if nprobe > self.nlist:
-            raise ValueError(f"nprobe must be at most the number of lists, nlist = {self.nlist}; got {nprobe}")
+        queries, k, nprobe = _check_search(self, queries, k, nprobe)
         probes = _search(self.centroids, queries, nprobe, "l2")[1]  # (q, nprobe)
         codebooks = self.pq.codebooks  # (m, K, d/m)
         sub = queries.reshape(len(queries), self.pq.m, self.pq.dsub).transpose(1, 0, 2)  # (m, q, d/m)

@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from mmir_lib.ann.exact import exact_search
 from mmir_lib.ann.ivf import IVFFlat, train_coarse_quantizer
+from mmir_lib.ann.ivfpq import IVFPQ
+from mmir_lib.ann.pq import ProductQuantizer
 from tests.ann._glove import recall_at, subset
 
 NLIST = 64
@@ -85,9 +87,12 @@ def test_a_short_list_pads_with_minus_one(seed, nlist, k):
         assert np.all(lists[row[row >= 0]] == probed)
 
 
-def test_bad_input_is_named():
+@pytest.mark.parametrize("make", [IVFFlat, lambda centroids: IVFPQ(centroids, ProductQuantizer(np.zeros((5, 4, 10))))],
+                         ids=["IVFFlat", "IVFPQ"])
+def test_bad_input_is_named(make):
+    """The search checks both inverted-file indexes share (ivf._check_search)."""
     base, _ = subset(1_000, 10)
-    index = IVFFlat(base[:8])
+    index = make(base[:8])
     with pytest.raises(ValueError, match="the index is empty"):
         index.search(base[:2], 1)
     index.add(base)
