@@ -44,16 +44,12 @@ def _search(base: np.ndarray, queries: np.ndarray, k: int, metric: str, block: i
     if metric == "l2" and base_sq is None:
         base_sq = squared_norms(base)
     if k == 1:
-        return _nearest(base, queries, metric, block, base_sq)
-    best = None
-    for start in range(0, len(base), block):
-        part = base[start:start + block]
-        scores = queries @ part.T  # (q, block) float32
-        if metric == "l2":
-            scores *= 2
-            scores -= base_sq[start:start + block]  # 2 q·x − ‖x‖²: larger is nearer
-        best = _update(best, scores, start, k)
-    scores, ids = best
+        scores, ids = _nearest(base, queries, metric, block, base_sq)
+    else:
+        best = None
+        for start in range(0, len(base), block):
+            best = _update(best, _block_scores(base, queries, start, block, metric, base_sq), start, k)
+        scores, ids = best
     if metric == "ip":
         return scores, ids
     inner = np.einsum("qd,qkd->qk", queries, base[ids])  # q · x of the k found, as faiss forms the distance
@@ -61,29 +57,32 @@ def _search(base: np.ndarray, queries: np.ndarray, k: int, metric: str, block: i
     return np.maximum(distances, 0, out=distances), ids
 
 
+def _block_scores(base: np.ndarray, queries: np.ndarray, start: int, block: int, metric: str,
+                  base_sq: np.ndarray | None) -> np.ndarray:
+    """Scores (q, block) float32 of the queries against base[start:start + block], larger is
+    nearer: q · x, or 2 q · x − ‖x‖² for "l2" (‖q‖² is the same for every x)."""
+    scores = queries @ base[start:start + block].T
+    if metric == "l2":
+        scores *= 2
+        scores -= base_sq[start:start + block]
+    return scores
+
+
 def _nearest(base: np.ndarray, queries: np.ndarray, metric: str, block: int,
              base_sq: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_search` for k = 1 (assigning vectors to centroids or codewords): an argmax
-    per block instead of a top-k selection; the same result (the first of equal scores is
-    the smaller id, and a later block replaces only a strictly better one)."""
+    """The best score and id, (q, 1) each, for k = 1 (assigning vectors to centroids or
+    codewords): an argmax per block instead of a top-k selection; the same result as
+    :func:`_update` (the first of equal scores is the smaller id, and a later block
+    replaces only a strictly better one)."""
     best_scores = np.full(len(queries), -np.inf, dtype=np.float32)
     best_ids = np.zeros(len(queries), dtype=np.int64)
     rows = np.arange(len(queries))
     for start in range(0, len(base), block):
-        part = base[start:start + block]
-        scores = queries @ part.T
-        if metric == "l2":
-            scores *= 2
-            scores -= base_sq[start:start + block]
+        scores = _block_scores(base, queries, start, block, metric, base_sq)
         found = np.argmax(scores, axis=1)
         better = scores[rows, found] > best_scores
         best_scores[better], best_ids[better] = scores[rows, found][better], found[better] + start
-    ids = best_ids[:, None]
-    if metric == "ip":
-        return best_scores[:, None], ids
-    inner = np.einsum("qd,qkd->qk", queries, base[ids])
-    distances = squared_norms(queries)[:, None] + base_sq[ids] - 2 * inner
-    return np.maximum(distances, 0, out=distances), ids
+    return best_scores[:, None], best_ids[:, None]
 
 
 def exact_search(base: object, queries: object, k: int, metric: str = "ip",
