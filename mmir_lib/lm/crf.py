@@ -298,8 +298,7 @@ def training_record() -> dict:
     ``upos`` (one run), ``names`` (one run per seed of :data:`NAME_SEEDS`), each run with its
     ``epoch_losses``, ``steps``, ``cpu_seconds``, ``seed`` and ``features``; ``crfsuite``
     with its ``dev_accuracy`` after every pass."""
-    saved = torch.load(CHECKPOINT, weights_only=True)
-    return {key: value for key, value in saved.items()}
+    return torch.load(CHECKPOINT, weights_only=True)
 
 
 def load_trained(task: str, seed: int = 0, index: FeatureIndex | None = None) -> LinearChainCRF:
@@ -334,9 +333,16 @@ def load_crfsuite():
     :data:`CRFSUITE_CHECKPOINT`, as a ``pycrfsuite.Tagger`` (``tagger.tag(crfsuite_features(words))``
     gives the tags of a sentence)."""
     import lzma
+    import tempfile
 
     import pycrfsuite
 
+    # From a file, not open_inmemory: CRFsuite reads a file into memory of its own, while a
+    # model opened in memory keeps pointing into the Python bytes, which a temporary would
+    # free under it (a segmentation fault seen in the tests).
     tagger = pycrfsuite.Tagger()
-    tagger.open_inmemory(lzma.decompress(CRFSUITE_CHECKPOINT.read_bytes()))
+    with tempfile.TemporaryDirectory() as scratch:
+        model = Path(scratch) / "model.crfsuite"
+        model.write_bytes(lzma.decompress(CRFSUITE_CHECKPOINT.read_bytes()))
+        tagger.open(str(model))
     return tagger
