@@ -17,7 +17,11 @@ expand and a max-heap W of the ef nearest found; repeatedly expand the nearest c
 and stop when the nearest candidate is farther than W's farthest. ef = efConstruction
 while building, efSearch (at least k) while searching: larger ef, higher recall, slower.
 
-**Building** adds vectors one at a time: find, layer by layer from its top layer ℓ down,
+**Building** adds vectors one at a time, those of the highest top layer first and so on
+down, in random order within a layer (as faiss's ``hnsw_add_vertices`` does): the sparse
+upper layers, which every later search walks through, are then built among themselves
+before the mass of layer-0 vectors arrives. For each vector: find, layer by layer from its
+top layer ℓ down,
 the efConstruction nearest already in the graph, and link it to at most M of them
 (2M at layer 0, as faiss) chosen by the **neighbour-selection heuristic**: go through the
 candidates nearest first and keep one only if it is nearer the new vector than to every
@@ -30,8 +34,11 @@ so the links point in different directions instead of all into the nearest clust
 list grows past its maximum is pruned by the same heuristic.
 
 faiss's ``IndexHNSWFlat`` builds the same kind of graph with its own random levels and
-insertion order, so the graphs differ; what is compared is recall at the same M,
-efConstruction and efSearch. Distances are squared Euclidean, float32.
+shuffles, so the graphs differ; what is compared is recall at the same M,
+efConstruction and efSearch. (Inserting in the order given instead, the first version of
+this module lost 0.06 to 0.07 of recall@10 against faiss at efSearch 10 to 16 on 1,000
+GloVe vectors; in faiss's order the two agree to 0.02.) Distances are squared
+Euclidean, float32.
 """
 
 from __future__ import annotations
@@ -173,8 +180,10 @@ class HNSW:
         self.levels = np.concatenate([self.levels, levels])
         for layer in self.links:
             layer.extend([] for _ in range(len(vectors)))
-        for node in range(start, self.ntotal):
-            self._insert(node)
+        # the highest layers first, in random order within a layer (module notes)
+        by_level = [self._rng.permutation(np.flatnonzero(levels == level)) for level in range(levels.max(), -1, -1)]
+        for node in np.concatenate(by_level):
+            self._insert(start + int(node))
         return self
 
     def search(self, queries: object, k: int, ef_search: int = 16) -> tuple[np.ndarray, np.ndarray]:

@@ -12,37 +12,52 @@ from tests.ann._glove import recall_at, subset
 M, EF_CONSTRUCTION = 8, 40
 
 
+SEEDS = 3
+
+
 @pytest.fixture(scope="module")
 def built():
+    """Three builds of each library that differ only by chance: ours with seeds 0-2, faiss's
+    (whose generators are fixed) on the vectors shuffled by the same seeds."""
     base, queries = subset(1_500, 500)
     truth = exact_search(base, queries, 10, "l2")[1]
-    reference = faiss.IndexHNSWFlat(50, M)
-    reference.hnsw.efConstruction = EF_CONSTRUCTION
-    reference.add(base)
-    return base, queries, truth, reference, HNSW(50, M, EF_CONSTRUCTION, seed=0).add(base)
+    ours, theirs = [], []
+    for seed in range(SEEDS):
+        order = np.random.default_rng(seed).permutation(len(base))
+        reference = faiss.IndexHNSWFlat(50, M)
+        reference.hnsw.efConstruction = EF_CONSTRUCTION
+        reference.add(base[order])
+        theirs.append((reference, order))
+        ours.append(HNSW(50, M, EF_CONSTRUCTION, seed=seed).add(base))
+    return base, queries, truth, theirs, ours
 
 
 @pytest.mark.parametrize("ef_search", [16, 32, 64])
-def test_recall_near_faiss(built, ef_search):
-    """Measured (1,500 base vectors, 500 held-out queries): ours 0.919/0.970/0.994 against
-    faiss's 0.906/0.969/0.992 at efSearch 16/32/64. (On 2,000 vectors with other queries
-    ours was up to 0.03 higher at efSearch 10-16: faiss's level-0 search keeps at most
-    efSearch candidates; ours is the paper's. Never lower by more than 0.02.)"""
-    _, queries, truth, reference, ours = built
-    reference.hnsw.efSearch = ef_search
-    theirs = recall_at(reference.search(queries, 10)[1], truth)
-    mine = recall_at(ours.search(queries, 10, ef_search)[1], truth)
-    assert abs(mine - theirs) <= 0.02, (mine, theirs)
+def test_mean_recall_near_faiss(built, ef_search):
+    """The mean recall@10 of three builds within 0.02 of faiss's (issue target). Measured
+    (1,500 base vectors, 500 held-out queries): ours 0.913/0.970/0.993 against faiss's
+    0.907/0.965/0.991 at efSearch 16/32/64; one build alone moves by up to 0.008 here,
+    0.06 on chapter VI.2's 1,000 vectors. Inserting in the order given instead of the
+    highest layers first (faiss's order, module notes) put ours 0.06-0.07 lower there."""
+    _, queries, truth, theirs, ours = built
+    mine = np.mean([recall_at(graph.search(queries, 10, ef_search)[1], truth) for graph in ours])
+    reference = []
+    for index, order in theirs:
+        index.hnsw.efSearch = ef_search
+        reference.append(recall_at(order[index.search(queries, 10)[1]], truth))
+    assert abs(mine - np.mean(reference)) <= 0.02, (mine, reference)
 
 
 def test_recall_grows_with_ef_search(built):
-    _, queries, truth, _, ours = built
+    _, queries, truth, _, graphs = built
+    ours = graphs[0]
     recalls = [recall_at(ours.search(queries[:100], 10, ef)[1], truth[:100]) for ef in (10, 30, 90)]
     assert recalls == sorted(recalls) and recalls[-1] >= 0.97
 
 
 def test_graph_invariants(built):
-    base, _, _, _, ours = built
+    base, _, _, _, graphs = built
+    ours = graphs[0]
     assert ours.ntotal == len(base) and ours.levels[ours.entry] == ours.max_level == ours.levels.max()
     for level, links in enumerate(ours.links):
         for node, neighbours in enumerate(links):
