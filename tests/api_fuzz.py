@@ -35,6 +35,22 @@ import numpy as np
 
 import mmir_lib
 
+class SyncClient:
+    """A stand-in, for the cases of Dask-backed functions, for a dask.distributed.Client that runs every task at once, here."""
+
+    def scatter(self, data, hash=True):
+        return list(data)
+
+    def map(self, func, items, **kwargs):
+        return [func(item, **kwargs) for item in items]
+
+    def submit(self, func, *args, **kwargs):
+        return func(*args, **kwargs)
+
+    def gather(self, futures):
+        return list(futures)
+
+
 #: Seconds a single call may take before it counts as a hang.
 HANG_SECONDS = 20
 

@@ -13,7 +13,10 @@ vectors, exactly and approximately, one module per idea.
   asymmetric distance tables per probed list (equal to ``IndexIVFPQ`` with its centroids
   and codebooks);
 * :mod:`.hnsw` -- the hierarchical navigable small-world graph, built and searched
-  greedily layer by layer.
+  greedily layer by layer;
+* :mod:`.shards` -- a collection split into shards, searched in parallel (on a Dask
+  cluster) and merged: equal to the single index for exact search and for inverted files
+  that share their centroids.
 
 Vector search is shared ground (Part II's descriptors, Part VI's embeddings): the k-d
 tree and LSH of Chapter II.7 (:mod:`mmir_lib.vision.kdtree`, :mod:`mmir_lib.vision.lsh`)

@@ -13,7 +13,7 @@ from mmir_lib.ir import boolean, bm25, bm25f, caching, compression, display, dis
 from mmir_lib.ir import query_likelihood, query_processing, scoring, text
 from mmir_lib.ir.index import InvertedIndex
 from mmir_lib.ir.positional import PositionalIndex
-from tests.api_fuzz import Case
+from tests.api_fuzz import Case, SyncClient
 
 TEXTS = ["the cat sat on the mat", "a dog and a cat", "the dog barked at the cat", "a bird sang",
          "cat and dog and cat and dog", "the mat"]
@@ -27,22 +27,6 @@ STATS = query_processing.CollectionStatistics.of(INDEX)
 PARTS = distributed.partition_documents(len(TOKENS), 2)
 SHARDS = distributed.build_shards(TOKENS, PARTS, ANALYZER)
 CACHE = caching.LRUCache(2)
-
-
-class _SyncClient:
-    """A stand-in for a dask.distributed.Client that runs every task at once, here."""
-
-    def scatter(self, data, hash=True):
-        return list(data)
-
-    def map(self, func, items, **kwargs):
-        return [func(item, **kwargs) for item in items]
-
-    def submit(self, func, *args, **kwargs):
-        return func(*args, **kwargs)
-
-    def gather(self, futures):
-        return list(futures)
 
 
 _OPT = {"none"}  # an optional argument: None is legal
@@ -195,7 +179,7 @@ CASES = [
          accepts={"queries": {"empty_list", "str"}, "statistics": _OPT, "k1": {"zero"} | _HUGE, "b": {"zero"}}),
     Case(distributed.merge_results, dict(rankings=[(np.array([4, 0]), np.array([2.0, 1.0])),
                                                    (np.array([1]), np.array([2.0]))], k=2)),
-    Case(distributed.distributed_search, dict(client=_SyncClient(), shards=SHARDS, queries=["cat", "dog"], k=2,
+    Case(distributed.distributed_search, dict(client=SyncClient(), shards=SHARDS, queries=["cat", "dog"], k=2,
                                               statistics="global", algorithm="taat"),
          accepts={"queries": {"empty_list", "str"}}),
     Case(distributed.document_partition_costs, dict(index=INDEX, queries=["cat", "dog mat"], parts=PARTS, k=2),

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from mmir_lib.ann import datasets, exact, hnsw, ivf, ivfpq, pq, topk
-from tests.api_fuzz import Case
+from mmir_lib.ann import datasets, exact, hnsw, ivf, ivfpq, pq, shards, topk
+from tests.api_fuzz import Case, SyncClient
 
 _RNG = np.random.default_rng(0)
 BASE = _RNG.normal(size=(12, 4)).astype(np.float32)  # d = 4: BAD_VALUES' matrix is 2×3
@@ -14,6 +14,7 @@ PQ_INDEX = pq.PQIndex(PQ).add(BASE)
 IVFPQ = ivfpq.IVFPQ(BASE[:3], PQ).add(BASE)
 GRAPH = hnsw.HNSW(4, M=2, ef_construction=4).add(BASE)
 _SCALE = {"huge_int", "huge_float"}
+SHARDS = shards.build_shards(BASE, 2, lambda x: ivf.IVFFlat(BASE[:3]).add(x))
 
 CASES = [
     Case(topk.top_k, dict(scores=[[1.0, 2.0, 0.5]], ids=[[0, 1, 2]], k=2)),
@@ -49,4 +50,10 @@ CASES = [
     Case(hnsw.HNSW, dict(d=4, M=2, ef_construction=4, seed=0), accepts={"seed": {"zero"}}),
     Case(GRAPH.add, dict(vectors=QUERIES)),
     Case(GRAPH.search, dict(queries=QUERIES, k=2, ef_search=4)),
+    Case(shards.split_rows, dict(n=12, num_shards=3)),
+    Case(shards.build_shards, dict(vectors=BASE, num_shards=2, make_index=lambda x: ivf.IVFFlat(BASE[:3]).add(x))),
+    Case(shards.search_shard, dict(shard=SHARDS[0], queries=QUERIES, k=2, nprobe=2)),
+    Case(shards.merge_shards, dict(answers=[(np.ones((3, 2)), np.ones((3, 2), dtype=np.int64))], k=2, metric="l2")),
+    Case(shards.sharded_search, dict(client=SyncClient(), shards=SHARDS, queries=QUERIES, k=2, metric="l2", nprobe=2)),
+    Case(shards.VectorShard, dict(ids=np.arange(3), index=ivf.IVFFlat(BASE[:3]))),
 ]
