@@ -7,6 +7,8 @@ port and lose a kernel at start.
 nbval reports a cell that printed to stderr (a warning, a message from a library's C
 code) only as "Unexpected output fields from running code: {'stderr'}". The words
 themselves are what explains such a failure, so they are added to the report here.
+
+At the end of a run, each notebook's time (the sum of its cells') is listed, slowest first.
 """
 
 from __future__ import annotations
@@ -33,3 +35,25 @@ def pytest_runtest_makereport(item, call):
         if streams:
             report.sections.append(("streams the cell wrote", "\n".join(streams)))
     return report
+
+
+#: Seconds each notebook's cells took in this run, summed (setup, call and teardown).
+_SECONDS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    if "::Cell " in report.nodeid:
+        notebook = report.nodeid.split("::", 1)[0]
+        _SECONDS[notebook] = _SECONDS.get(notebook, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Each chapter's time in this run, slowest first: the book asks for under a minute a
+    chapter on two cores, and `make test` runs every chapter twice beside the unit tests,
+    so these figures are taken under that load (a quiet machine is faster)."""
+    if not _SECONDS:
+        return
+    terminalreporter.section("seconds per notebook in this run (all its cells)")
+    for notebook, seconds in sorted(_SECONDS.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"{seconds:7.1f}  {notebook}")
+    terminalreporter.write_line(f"{sum(_SECONDS.values()):7.1f}  in all")
