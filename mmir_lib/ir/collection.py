@@ -51,7 +51,7 @@ from .trec import Qrels, Run, Topic, check_queries, read_qrels, read_topics, run
 
 __all__ = ["COLLECTION_DIR", "POOL_DEPTH", "LEE_GRADES", "topics", "qrels", "judgement_reasons",
            "shakespeare_index", "description_query", "make_run", "pooling_runs", "pool",
-           "pooled_documents", "lee_collection"]
+           "pooled_documents", "unjudged", "lee_collection"]
 
 COLLECTION_DIR = Path(__file__).resolve().parent.parent / "testcollection"
 POOL_DEPTH = 20
@@ -219,6 +219,31 @@ def pooled_documents(depth: int = POOL_DEPTH) -> dict[str, set[str]]:
         for qid, doc_scores in run.items():
             pooled[qid].update(list(doc_scores)[:depth])  # insertion order = top_k order
     return pooled
+
+
+def unjudged(runs: Mapping[str, Run], judged: Mapping[str, Mapping[str, int]], depth: int = POOL_DEPTH
+             ) -> dict[str, list[str]]:
+    """{qid: sorted docnos} in the first ``depth`` of any of ``runs`` and not in ``judged``.
+
+    "The first ``depth``" is taken under both tie rules, as in :func:`pooled_documents`:
+    trec_eval's order (ties by docno descending) and the run's own insertion order (the
+    order :func:`mmir_lib.ranking.top_k` returns), so that the top ``depth`` of every run is
+    judged whichever way its ties are broken. Queries with nothing unjudged are left out.
+    """
+    check_mapping("runs", runs)
+    check_mapping("judged", judged)
+    depth = check_count("depth", depth, low=1)
+    pooled = pool(runs, depth)
+    for run in runs.values():
+        for qid, doc_scores in run.items():
+            pooled[qid].update(list(doc_scores)[:depth])
+    missing = {qid: sorted(d for d in docnos if d not in judged.get(qid, {})) for qid, docnos in pooled.items()}
+    return {qid: missing[qid] for qid in sorted(missing, key=_qid_order) if missing[qid]}
+
+
+def _qid_order(qid: str) -> tuple:
+    """Numeric qids in numeric order ("2" before "10"), others after, alphabetically."""
+    return (0, int(qid), "") if qid.isdigit() else (1, 0, qid)
 
 
 # Grade from the mean human similarity s of a pair (s = mean rating / 5): at least 0.7
