@@ -66,16 +66,32 @@ def topics() -> list[Topic]:
     return read_topics(COLLECTION_DIR / "topics.txt")
 
 
-def qrels() -> Qrels:
-    """Graded judgements {qid: {docno: 0, 1 or 2}} of every pooled speech."""
-    return read_qrels(COLLECTION_DIR / "qrels.txt")
+def _round3_rows() -> list[dict[str, str]]:
+    with open(COLLECTION_DIR / "judgements_round3.tsv", newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
-def judgement_reasons() -> dict[tuple[str, str], str]:
-    """{(qid, docno): the assessor's one-line reason for the grade}."""
+def qrels(rounds: int = 2) -> Qrels:
+    """Graded judgements {qid: {docno: 0, 1 or 2}} of the first ``rounds`` judging rounds:
+    2 (the default, what Parts I to V use) gives every speech of the lexical pool, 3 adds
+    the third round's. No judgement of an earlier round changes in a later one."""
+    rounds = check_count("rounds", rounds, low=2, high=3)
+    judged = read_qrels(COLLECTION_DIR / "qrels.txt")
+    if rounds == 3:
+        for row in _round3_rows():
+            judged.setdefault(row["qid"], {})[row["docno"]] = int(row["grade"])
+    return judged
+
+
+def judgement_reasons(rounds: int = 2) -> dict[tuple[str, str], str]:
+    """{(qid, docno): the assessor's one-line reason for the grade}, rounds as in :func:`qrels`."""
+    rounds = check_count("rounds", rounds, low=2, high=3)
     with open(COLLECTION_DIR / "judgements.tsv", newline="", encoding="utf-8") as f:
-        return {(row["qid"], row["docno"]): row["reason"]
-                for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)}
+        reasons = {(row["qid"], row["docno"]): row["reason"]
+                   for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)}
+    if rounds == 3:
+        reasons.update({(row["qid"], row["docno"]): row["reason"] for row in _round3_rows()})
+    return reasons
 
 
 @functools.lru_cache(maxsize=1)

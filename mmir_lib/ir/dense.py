@@ -35,27 +35,27 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..validation import (check_array, check_bool, check_probability, check_count, check_instance, check_number, check_str_list, check_tensor)
 from ..ranking import top_k
+from ..validation import (check_array, check_bool, check_count, check_instance, check_list, check_number,
+                          check_optional, check_probability, check_str, check_str_list, check_tensor)
 from .text import ENGLISH_STOP_WORDS, tokenize
 
-__all__ = ["sentences", "inverse_cloze_pairs", "Vocabulary", "BagEncoder", "info_nce",
-           "hard_negatives", "encode", "dense_scores"]
+__all__ = ["sentences", "ClozePair", "inverse_cloze_pairs", "Vocabulary", "bag_batch", "glove_init", "BagEncoder",
+           "info_nce", "hard_negatives", "encode", "TrainingSetup", "train_bi_encoder", "dense_run"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 
 
 def sentences(text: str) -> list[str]:
     """Split a speech into sentences at ``.``, ``!``, ``?`` or ``;`` followed by a space."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    text = check_str("text", text, allow_empty=True)
     return [s for s in _SENTENCE_END.split(text.strip()) if s]
 
 
 @dataclass(frozen=True)
 class ClozePair:
-    """One inverse-cloze pair: ``query`` (a sentence of speech ``source``) and ``context``
-    (the speech without that sentence)."""
+    """One inverse-cloze pair: ``query`` (a sentence of text number ``source``) and
+    ``context`` (that text without the sentence, or whole; :func:`inverse_cloze_pairs`)."""
 
     query: str
     context: str
@@ -73,8 +73,9 @@ def inverse_cloze_pairs(texts: Sequence[str], seed: int = 0, min_words: int = 4,
     Parameters
     ----------
     texts : sequence of str (N,)
-    seed : int, for the draw of the sentence
+    seed : int, for the draws (the sentence, and whether it is kept)
     min_words : int >= 1, the shortest sentence that may be a query
+    keep : probability that the context keeps the query sentence
 
     Returns
     -------
@@ -117,35 +118,54 @@ class Vocabulary:
 
     @staticmethod
     def tokens(text: str) -> list[str]:
+        """:func:`~mmir_lib.ir.text.tokenize` without the stop words."""
         return [t for t in tokenize(text) if t not in ENGLISH_STOP_WORDS]
 
     def __len__(self) -> int:
         return len(self.words)
 
     def ids(self, text: str) -> list[int]:
-        return [self.index[t] for t in self.tokens(text) if t in self.index]
+        """The ids of the known words of ``text``, in order (repeats kept)."""
+        return [self.index[t] for t in self.tokens(check_str("text", text, allow_empty=True)) if t in self.index]
 
     def bags(self, texts: Sequence[str]) -> list[np.ndarray]:
         """Each text's known word ids, an int64 array each (the form :func:`bag_batch` packs)."""
         return [np.array(self.ids(t), dtype=np.int64) for t in check_str_list("texts", texts)]
 
 
+def _check_bags(name: str, bags: object, size: int | None = None) -> list[np.ndarray]:
+    """A list of 1-d integer arrays of word ids (each in [0, size) when size is given)."""
+    bags = check_list(name, bags, object)
+    high = None if size is None else size - 1
+    return [check_array(f"{name}[{i}]", b, ndim=1, kind="int", low=0, high=high) for i, b in enumerate(bags)]
+
+
 def bag_batch(bags: Sequence[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
-    """(flat ids, offsets) int64 tensors of B texts given as id arrays, :class:`BagEncoder`'s input."""
+    """(flat ids, offsets) int64 tensors of B texts given as id arrays, :class:`BagEncoder`'s input:
+    ``flat`` all ids one text after another, ``offsets`` (B,) where each text starts."""
+    bags = _check_bags("bags", bags)
     offsets = np.cumsum([0] + [len(b) for b in bags[:-1]])
     flat = np.concatenate(bags) if len(bags) else np.zeros(0, dtype=np.int64)
     return torch.from_numpy(flat.astype(np.int64)), torch.from_numpy(offsets.astype(np.int64))
 
 
 def glove_init(vocabulary: Vocabulary, words: Sequence[str], vectors: np.ndarray, seed: int = 0) -> np.ndarray:
-    """(V, d) initial word vectors: GloVe's vector where it has the word, else a random
-    normal vector with GloVe's per-dimension standard deviation."""
+    """(V, d) float32 initial word vectors: GloVe's vector where ``words`` (the rows of
+    ``vectors``, (n, d)) has the word, else a random normal vector (generator seeded with
+    ``seed``) with the per-dimension standard deviation of ``vectors``."""
+    check_instance("vocabulary", vocabulary, Vocabulary)
+    words = check_str_list("words", words, nonempty=True)
+    vectors = check_array("vectors", vectors, ndim=2).astype(np.float32)  # GloVe's dtype: the spread in float32
+    if len(words) != len(vectors):
+        raise ValueError(f"words has {len(words)} entries, vectors {len(vectors)} rows")
+    seed = check_count("seed", seed, high=2**63 - 1)
     position = {w: i for i, w in enumerate(words)}
     rng = np.random.default_rng(seed)
     init = rng.normal(0.0, vectors.std(axis=0), size=(len(vocabulary), vectors.shape[1])).astype(np.float32)
     known = [(i, position[w]) for i, w in enumerate(vocabulary.words) if w in position]
-    rows, glove_rows = np.array(known).T
-    init[rows] = vectors[glove_rows]
+    if known:
+        rows, glove_rows = np.array(known).T
+        init[rows] = vectors[glove_rows]
     return init
 
 
@@ -158,14 +178,14 @@ class BagEncoder(nn.Module):
     empty text gives the zero vector).
     """
 
-    def __init__(self, vectors: np.ndarray, idf: np.ndarray, train_vectors: bool = True):
+    def __init__(self, vectors: np.ndarray, idf: np.ndarray):
         super().__init__()
         vectors = check_array("vectors", vectors, ndim=2)
         idf = check_array("idf", idf, ndim=1, low=0)
-        if len(idf) != len(vectors):
-            raise ValueError(f"idf has {len(idf)} entries, vectors {len(vectors)} rows")
-        self.vectors = nn.EmbeddingBag.from_pretrained(torch.tensor(vectors, dtype=torch.float32),
-                                                       freeze=not check_bool("train_vectors", train_vectors), mode="sum")
+        if len(idf) != len(vectors) or not len(idf):
+            raise ValueError(f"idf must have one entry per row of vectors ({len(vectors)}, at least 1), got {len(idf)}")
+        self.vectors = nn.EmbeddingBag.from_pretrained(torch.tensor(vectors, dtype=torch.float32), freeze=False,
+                                                       mode="sum")
         raw = np.log(np.expm1(np.maximum(idf, 1e-3)))  # softplus⁻¹(idf)
         self.raw_weights = nn.Parameter(torch.tensor(raw, dtype=torch.float32))
         self.linear = nn.Linear(vectors.shape[1], vectors.shape[1])
@@ -174,6 +194,7 @@ class BagEncoder(nn.Module):
             self.linear.bias.zero_()
 
     def forward(self, ids: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+        """(B, d) unit vectors (zero for an empty text) of the B texts packed by :func:`bag_batch`."""
         weights = nn.functional.softplus(self.raw_weights)[ids]
         total = self.vectors(ids, offsets, per_sample_weights=weights)
         lengths = torch.diff(offsets, append=torch.tensor([len(ids)]))
@@ -193,7 +214,8 @@ def info_nce(queries, documents, temperature: float = 0.05):
     documents = check_tensor("documents", documents, ndim=2)
     temperature = check_number("temperature", temperature, low=0, low_open=True)
     if documents.shape[0] < queries.shape[0] or documents.shape[1] != queries.shape[1]:
-        raise ValueError(f"documents must be (M >= {queries.shape[0]}, {queries.shape[1]}), got {tuple(documents.shape)}")
+        raise ValueError(f"documents must be (M >= {queries.shape[0]}, {queries.shape[1]}) for queries "
+                         f"{tuple(queries.shape)}, got {tuple(documents.shape)}")
     scores = queries @ documents.T / temperature
     positive = scores.diagonal()
     return (torch.logsumexp(scores, dim=1) - positive).mean()
@@ -214,9 +236,9 @@ def hard_negatives(index, queries: Sequence[str], sources: Sequence[int], allowe
     sources = check_array("sources", sources, ndim=1, kind="int", low=0, high=index.num_docs - 1)
     if len(sources) != len(queries):
         raise ValueError(f"sources has {len(sources)} entries, queries {len(queries)}")
+    allowed = check_optional(check_array, "allowed", allowed, ndim=1, kind="bool")
     if allowed is None:
         allowed = np.ones(index.num_docs, dtype=bool)
-    allowed = check_array("allowed", allowed, ndim=1, kind="bool")
     if len(allowed) != index.num_docs:
         raise ValueError(f"allowed must have one entry per document ({index.num_docs}), got {len(allowed)}")
     found = np.full(len(queries), -1, dtype=np.int64)
@@ -230,10 +252,12 @@ def hard_negatives(index, queries: Sequence[str], sources: Sequence[int], allowe
 
 
 def encode(model: BagEncoder, bags: Sequence[np.ndarray], batch_size: int = 4096) -> np.ndarray:
-    """(n, d) float32 unit vectors of n texts (id arrays from :meth:`Vocabulary.bags`), in eval mode."""
+    """(n, d) float32 unit vectors of n texts (id arrays from :meth:`Vocabulary.bags`), in eval
+    mode, ``batch_size`` texts at a time."""
     from ..training import evaluating
 
     check_instance("model", model, BagEncoder)
+    bags = _check_bags("bags", bags, model.vectors.num_embeddings)
     batch_size = check_count("batch_size", batch_size, low=1)
     with evaluating(model):
         parts = [model(*bag_batch(bags[i:i + batch_size])) for i in range(0, len(bags), batch_size)]
@@ -246,11 +270,19 @@ class TrainingSetup:
     pairs, ``batch_size`` B pairs per step (B − 1 in-batch negatives each), Adam's
     learning rate ``lr``, and ``hard`` (one BM25 hard negative per pair, shared by the batch)."""
 
-    temperature: float = 0.05
+    temperature: float = 0.1
     epochs: int = 4
     batch_size: int = 256
-    lr: float = 0.05
-    hard: bool = True
+    lr: float = 0.003
+    hard: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "temperature", check_number("temperature", self.temperature, low=0, low_open=True,
+                                                             high=1e6))
+        object.__setattr__(self, "epochs", check_count("epochs", self.epochs, low=1, high=10_000))
+        object.__setattr__(self, "batch_size", check_count("batch_size", self.batch_size, low=2, high=1_000_000))
+        object.__setattr__(self, "lr", check_number("lr", self.lr, low=0, low_open=True, high=1e3))
+        object.__setattr__(self, "hard", check_bool("hard", self.hard))
 
 
 def train_bi_encoder(model: BagEncoder, queries: Sequence[np.ndarray], contexts: Sequence[np.ndarray],
@@ -261,8 +293,11 @@ def train_bi_encoder(model: BagEncoder, queries: Sequence[np.ndarray], contexts:
     from ..training import train
 
     check_instance("model", model, BagEncoder)
+    size = model.vectors.num_embeddings
+    queries, contexts = _check_bags("queries", queries, size), _check_bags("contexts", contexts, size)
+    negatives = check_optional(_check_bags, "negatives", negatives, size=size)
     check_instance("setup", setup, TrainingSetup)
-    seed = check_count("seed", seed)
+    seed = check_count("seed", seed, high=2**63 - 1)
     if len(queries) != len(contexts) or (setup.hard and (negatives is None or len(negatives) != len(queries))):
         raise ValueError("queries, contexts (and negatives, when setup.hard) must have one entry per pair")
     if len(queries) < setup.batch_size:
@@ -289,9 +324,12 @@ def dense_run(document_vectors: np.ndarray, query_vectors: np.ndarray, docnos: S
     (exact search, :func:`mmir_lib.ann.exact.exact_search`; ties to the smaller document number)."""
     from ..ann.exact import exact_search
 
-    docnos, qids = check_str_list("docnos", docnos), check_str_list("qids", qids)
+    document_vectors = check_array("document_vectors", document_vectors, ndim=2)
+    query_vectors = check_array("query_vectors", query_vectors, ndim=2)
+    docnos, qids = check_str_list("docnos", docnos, nonempty=True), check_str_list("qids", qids)
     depth = check_count("depth", depth, low=1)
     if len(docnos) != len(document_vectors) or len(qids) != len(query_vectors):
-        raise ValueError("docnos and qids must name the rows of document_vectors and query_vectors")
+        raise ValueError(f"docnos and qids must name the rows of document_vectors ({len(document_vectors)}) and "
+                         f"query_vectors ({len(query_vectors)}), got {len(docnos)} and {len(qids)}")
     scores, ids = exact_search(document_vectors, query_vectors, min(depth, len(docnos)), "ip")
     return {qid: {docnos[i]: float(s) for i, s in zip(row_ids, row)} for qid, row_ids, row in zip(qids, ids, scores)}
