@@ -144,7 +144,7 @@ def bag_batch(bags: Sequence[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
     """(flat ids, offsets) int64 tensors of B texts given as id arrays, :class:`BagEncoder`'s input:
     ``flat`` all ids one text after another, ``offsets`` (B,) where each text starts."""
     bags = _check_bags("bags", bags)
-    offsets = np.cumsum([0] + [len(b) for b in bags[:-1]])
+    offsets = np.cumsum([0] + [len(b) for b in bags[:-1]]) if bags else np.zeros(0, dtype=np.int64)
     flat = np.concatenate(bags) if len(bags) else np.zeros(0, dtype=np.int64)
     return torch.from_numpy(flat.astype(np.int64)), torch.from_numpy(offsets.astype(np.int64))
 
@@ -203,7 +203,7 @@ class BagEncoder(nn.Module):
         return nn.functional.normalize(self.linear(total / mass.clamp_min(1e-6)[:, None]), dim=1)
 
 
-def info_nce(queries, documents, temperature: float = 0.05):
+def info_nce(queries, documents, temperature: float = 0.1):
     """InfoNCE with in-batch negatives, written out: (1/B) Σ_i [logsumexp_j s_ij − s_ii],
     s_ij = q_i · d_j / τ.
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data import glove_6b_50d, shakespeare_speeches
-from ..validation import check_count, check_instance, check_list
+from ..validation import check_count, check_instance, check_list, check_mapping, check_probability
 from . import collection
 from .bm25 import bm25_scores
 from .dense import (BagEncoder, ClozePair, TrainingSetup, Vocabulary, dense_run, encode, glove_init, hard_negatives,
@@ -90,8 +90,11 @@ def fit(seed: int, setup: TrainingSetup = SETUP):
 def topic_runs(models: dict[int, BagEncoder], weights=WEIGHTS) -> dict[str, Run]:
     """``bm25`` (the pooled BM25 title run, depth 1000), ``dense-{seed}`` for each model and
     ``hybrid-{seed}-{λ}`` for each weight 0 < λ < 1 of ``weights`` (depth 1000 each)."""
+    check_mapping("models", models)
+    for seed, model in models.items():
+        check_instance(f"models[{seed!r}]", model, BagEncoder)
+    weights = [check_probability(f"weights[{i}]", w) for i, w in enumerate(check_list("weights", weights, object))]
     ex = experiment()
-    weights = check_list("weights", weights, float)
     docnos, index = collection.shakespeare_index()
     titles = {t.qid: t.title for t in collection.topics()}
     query_bags = ex.vocabulary.bags(list(titles.values()))
