@@ -18,7 +18,8 @@ def test_unjudged_takes_both_tie_orders_and_sorts():
     judged = {"1": {"z": 0}, "2": {"w": 1}}
     # depth 1: top_k order gives x, trec_eval's (ties by docno descending) gives y
     assert collection.unjudged(runs, judged, depth=1) == {"1": ["x", "y"]}
-    assert collection.unjudged(runs, {"1": {"x": 0, "y": 1}, "2": {"w": 1}}, depth=3) == {}
+    assert collection.unjudged(runs, {"1": {"x": 0, "y": 1}, "2": {"w": 1}}, depth=3) == {"1": ["z"]}
+    assert collection.unjudged(runs, {"1": {"x": 0, "y": 1, "z": 0}, "2": {"w": 1}}, depth=3) == {}
     assert list(collection.unjudged({"a": {"10": {"p": 1.0}, "9": {"q": 1.0}}}, {}, depth=1)) == ["9", "10"]
 
 
