@@ -47,7 +47,7 @@ from .query_likelihood import query_likelihood_scores
 from ..ranking import top_k
 from .scoring import document_norms, tfidf_scores
 from .text import ENGLISH_STOP_WORDS, Analyzer
-from .trec import Qrels, Run, Topic, check_queries, read_qrels, read_topics, run_rankings
+from .trec import Qrels, Run, Topic, check_qrels, check_queries, read_qrels, read_topics, run_rankings
 
 __all__ = ["COLLECTION_DIR", "POOL_DEPTH", "LEE_GRADES", "topics", "qrels", "judgement_reasons",
            "shakespeare_index", "description_query", "make_run", "pooling_runs", "pool",
@@ -247,7 +247,7 @@ def unjudged(runs: Mapping[str, Run], judged: Mapping[str, Mapping[str, int]], d
     judged whichever way its ties are broken. Queries with nothing unjudged are left out.
     """
     check_mapping("runs", runs)
-    check_mapping("judged", judged)
+    check_qrels("judged", judged)
     depth = check_count("depth", depth, low=1)
     pooled = pool(runs, depth)
     for run in runs.values():

@@ -298,6 +298,8 @@ def train_bi_encoder(model: BagEncoder, queries: Sequence[np.ndarray], contexts:
     negatives = check_optional(_check_bags, "negatives", negatives, size=size)
     check_instance("setup", setup, TrainingSetup)
     seed = check_count("seed", seed, high=2**63 - 1)
+    if negatives is not None and not setup.hard:
+        raise ValueError("negatives are used only when setup.hard is True; pass negatives=None")
     if len(queries) != len(contexts) or (setup.hard and (negatives is None or len(negatives) != len(queries))):
         raise ValueError("queries, contexts (and negatives, when setup.hard) must have one entry per pair")
     if len(queries) < setup.batch_size:
