@@ -47,11 +47,11 @@ from .query_likelihood import query_likelihood_scores
 from ..ranking import top_k
 from .scoring import document_norms, tfidf_scores
 from .text import ENGLISH_STOP_WORDS, Analyzer
-from .trec import Qrels, Run, Topic, check_queries, read_qrels, read_topics, run_rankings
+from .trec import Qrels, Run, Topic, check_qrels, check_queries, read_qrels, read_topics, run_rankings
 
 __all__ = ["COLLECTION_DIR", "POOL_DEPTH", "LEE_GRADES", "topics", "qrels", "judgement_reasons",
            "shakespeare_index", "description_query", "make_run", "pooling_runs", "pool",
-           "pooled_documents", "lee_collection"]
+           "pooled_documents", "unjudged", "lee_collection"]
 
 COLLECTION_DIR = Path(__file__).resolve().parent.parent / "testcollection"
 POOL_DEPTH = 20
@@ -66,16 +66,32 @@ def topics() -> list[Topic]:
     return read_topics(COLLECTION_DIR / "topics.txt")
 
 
-def qrels() -> Qrels:
-    """Graded judgements {qid: {docno: 0, 1 or 2}} of every pooled speech."""
-    return read_qrels(COLLECTION_DIR / "qrels.txt")
+def _round3_rows() -> list[dict[str, str]]:
+    with open(COLLECTION_DIR / "judgements_round3.tsv", newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
 
 
-def judgement_reasons() -> dict[tuple[str, str], str]:
-    """{(qid, docno): the assessor's one-line reason for the grade}."""
+def qrels(rounds: int = 2) -> Qrels:
+    """Graded judgements {qid: {docno: 0, 1 or 2}} of the first ``rounds`` judging rounds:
+    2 (the default, what Parts I to V use) gives every speech of the lexical pool, 3 adds
+    the third round's. No judgement of an earlier round changes in a later one."""
+    rounds = check_count("rounds", rounds, low=2, high=3)
+    judged = read_qrels(COLLECTION_DIR / "qrels.txt")
+    if rounds == 3:
+        for row in _round3_rows():
+            judged.setdefault(row["qid"], {})[row["docno"]] = int(row["grade"])
+    return judged
+
+
+def judgement_reasons(rounds: int = 2) -> dict[tuple[str, str], str]:
+    """{(qid, docno): the assessor's one-line reason for the grade}, rounds as in :func:`qrels`."""
+    rounds = check_count("rounds", rounds, low=2, high=3)
     with open(COLLECTION_DIR / "judgements.tsv", newline="", encoding="utf-8") as f:
-        return {(row["qid"], row["docno"]): row["reason"]
-                for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)}
+        reasons = {(row["qid"], row["docno"]): row["reason"]
+                   for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)}
+    if rounds == 3:
+        reasons.update({(row["qid"], row["docno"]): row["reason"] for row in _round3_rows()})
+    return reasons
 
 
 @functools.lru_cache(maxsize=1)
@@ -219,6 +235,31 @@ def pooled_documents(depth: int = POOL_DEPTH) -> dict[str, set[str]]:
         for qid, doc_scores in run.items():
             pooled[qid].update(list(doc_scores)[:depth])  # insertion order = top_k order
     return pooled
+
+
+def unjudged(runs: Mapping[str, Run], judged: Mapping[str, Mapping[str, int]], depth: int = POOL_DEPTH
+             ) -> dict[str, list[str]]:
+    """{qid: sorted docnos} in the first ``depth`` of any of ``runs`` and not in ``judged``.
+
+    "The first ``depth``" is taken under both tie rules, as in :func:`pooled_documents`:
+    trec_eval's order (ties by docno descending) and the run's own insertion order (the
+    order :func:`mmir_lib.ranking.top_k` returns), so that the top ``depth`` of every run is
+    judged whichever way its ties are broken. Queries with nothing unjudged are left out.
+    """
+    check_mapping("runs", runs)
+    check_qrels("judged", judged)
+    depth = check_count("depth", depth, low=1)
+    pooled = pool(runs, depth)
+    for run in runs.values():
+        for qid, doc_scores in run.items():
+            pooled[qid].update(list(doc_scores)[:depth])
+    missing = {qid: sorted(d for d in docnos if d not in judged.get(qid, {})) for qid, docnos in pooled.items()}
+    return {qid: missing[qid] for qid in sorted(missing, key=_qid_order) if missing[qid]}
+
+
+def _qid_order(qid: str) -> tuple:
+    """Numeric qids in numeric order ("2" before "10"), others after, alphabetically."""
+    return (0, int(qid), "") if qid.isdigit() else (1, 0, qid)
 
 
 # Grade from the mean human similarity s of a pair (s = mean rating / 5): at least 0.7

@@ -19,10 +19,11 @@ is 0 for a query with R = 0, as in trec_eval.
 
 Per-query measures: :func:`precision`, :func:`recall`, :func:`f1` (set based, over
 the whole retrieved list), :func:`precision_at_k`, :func:`recall_at_k`,
-:func:`average_precision`, :func:`r_precision`, :func:`reciprocal_rank`,
+:func:`average_precision`, :func:`r_precision`, :func:`reciprocal_rank`, :func:`bpref`,
 :func:`interpolated_precision`, :func:`precision_recall_curve`, :func:`dcg`,
 :func:`ndcg` and :func:`rank_biased_precision`. Over a whole run: :func:`evaluate`
-(pytrec_eval's measure names), :func:`aggregate` with :func:`arithmetic_mean` or
+(pytrec_eval's measure names), :func:`condensed` (a run without its unjudged
+documents), :func:`aggregate` with :func:`arithmetic_mean` or
 :func:`geometric_mean`; two systems compared with :func:`paired_t_test` and
 :func:`wilcoxon_test`.
 """
@@ -52,6 +53,8 @@ __all__ = [
     "aggregate",
     "arithmetic_mean",
     "average_precision",
+    "bpref",
+    "condensed",
     "dcg",
     "evaluate",
     "f1",
@@ -294,6 +297,48 @@ def reciprocal_rank(ranking: Sequence[str], judgements: Mapping[str, int]) -> fl
     0.3333333333333333
     """
     return _reciprocal_rank(_judge(ranking, judgements))
+
+
+# ---- incomplete judgements: bpref and condensed lists ---------------------------------
+
+def _bpref(j: _Judged) -> float:
+    if j.num_rel == 0:
+        return 0.0
+    nonrelevant = int(np.count_nonzero((j.judged >= 0) & (j.judged < RELEVANT)))  # N judged non-relevant
+    judged_nonrelevant = (j.grades >= 0) & ~j.relevant
+    above = np.cumsum(judged_nonrelevant)[j.relevant]  # judged non-relevant ranked above each relevant one
+    if not len(above):
+        return 0.0
+    penalty = np.minimum(above, j.num_rel) / min(j.num_rel, nonrelevant) if nonrelevant else np.zeros(len(above))
+    return float(np.sum(1.0 - penalty)) / j.num_rel
+
+
+def bpref(ranking: Sequence[str], judgements: Mapping[str, int]) -> float:
+    """Binary preference (Buckley and Voorhees 2004), as trec_eval computes it:
+
+        bpref = (1/R) Σ_{relevant retrieved r} (1 − min(n_r, R) / min(R, N)) ,
+
+    n_r the number of judged non-relevant documents ranked above r, N the number of judged
+    non-relevant documents. Unjudged documents are skipped, not counted as non-relevant,
+    so a run is not punished for finding documents the pool never showed the assessors.
+    trec_eval: ``bpref``.
+
+    Examples
+    --------
+    >>> bpref(["d1", "x", "d2", "d3"], {"d1": 0, "d2": 1, "d3": 1, "d4": 0})
+    0.5
+    """
+    return _bpref(_judge(ranking, judgements))
+
+
+def condensed(run: Mapping[str, Mapping[str, float]], qrels: Mapping[str, Mapping[str, int]]
+              ) -> dict[str, dict[str, float]]:
+    """The run with every unjudged document removed (Sakai's condensed list): any measure
+    of the result ignores unjudged documents instead of counting them as non-relevant.
+    A query without judgements keeps nothing."""
+    run_scores("run", run)
+    check_qrels("qrels", qrels)
+    return {qid: {d: s for d, s in doc_scores.items() if d in qrels.get(qid, {})} for qid, doc_scores in run.items()}
 
 
 # ---- average precision and precision-recall curves --------------------------------
@@ -573,6 +618,7 @@ _SINGLE: dict[str, Callable[[_Judged], float]] = {
     "map": _average_precision,
     "Rprec": _r_precision,
     "recip_rank": _reciprocal_rank,
+    "bpref": _bpref,
     "ndcg": lambda j: _ndcg(j, None),
     "set_P": _precision,
     "set_recall": _recall,
@@ -660,7 +706,7 @@ def evaluate(
         (score descending as float32, ties by docno descending).
     qrels : {qid: {docno: grade}}
     measures : str or iterable of str
-        Names as in pytrec_eval: ``map``, ``Rprec``, ``recip_rank``, ``ndcg``,
+        Names as in pytrec_eval: ``map``, ``Rprec``, ``recip_rank``, ``bpref``, ``ndcg``,
         ``set_P``, ``set_recall``, ``set_F``, ``num_ret``, ``num_rel``,
         ``num_rel_ret``, and the families ``P``, ``recall``, ``map_cut``,
         ``ndcg_cut`` (cutoffs, e.g. ``P_10`` or ``P.10``; the bare name gives

@@ -220,7 +220,7 @@ def test_evaluate_agrees_with_the_per_query_functions():
 
 
 @pytest.mark.parametrize("measures, error, match", [
-    (["map", "bpref"], ValueError, "unknown measure 'bpref'"),
+    (["map", "infAP"], ValueError, "unknown measure 'infAP'"),
     (["P_0"], ValueError, "P needs a cutoff k >= 1, got '0'"),
     (["P_x"], ValueError, "P needs a cutoff"),
     (["ndcg_cut_2.5"], ValueError, "ndcg_cut needs a cutoff"),

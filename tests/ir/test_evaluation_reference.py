@@ -32,10 +32,10 @@ EXTRA_LEVELS = (0.05, 0.25, 0.33)
 DEFAULT_CUTOFFS = "5,10,15,20,30,100,200,500,1000"
 CUTOFF_LIST = DEFAULT_CUTOFFS + "," + ",".join(map(str, EXTRA_CUTOFFS))
 LEVEL_LIST = ",".join(f"{r:.2f}" for r in RECALL_LEVELS + EXTRA_LEVELS)
-THEIR_MEASURES = {"map", "Rprec", "recip_rank", "ndcg", "set_P", "set_recall", "set_F", "num_ret", "num_rel",
+THEIR_MEASURES = {"map", "Rprec", "recip_rank", "bpref", "ndcg", "set_P", "set_recall", "set_F", "num_ret", "num_rel",
                   "num_rel_ret", f"P.{CUTOFF_LIST}", f"recall.{CUTOFF_LIST}", f"map_cut.{CUTOFF_LIST}",
                   f"ndcg_cut.{CUTOFF_LIST}", f"iprec_at_recall.{LEVEL_LIST}"}
-OUR_MEASURES = (["map", "Rprec", "recip_rank", "ndcg", "set_P", "set_recall", "set_F", "num_ret", "num_rel",
+OUR_MEASURES = (["map", "Rprec", "recip_rank", "bpref", "ndcg", "set_P", "set_recall", "set_F", "num_ret", "num_rel",
                  "num_rel_ret", "P", "recall", "map_cut", "ndcg_cut", "iprec_at_recall"]
                 + [f"{family}_{k}" for family in ("P", "recall", "map_cut", "ndcg_cut") for k in EXTRA_CUTOFFS]
                 + [f"iprec_at_recall_{r}" for r in EXTRA_LEVELS])
