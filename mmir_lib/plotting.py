@@ -48,7 +48,8 @@ MIN_FONT_PT = 8
 #: this size holds a title line of about 18 characters of :data:`MIN_FONT_PT` text
 #: (6.5 px a character) and, as an image, keeps a 3x3 filter's cells or a keypoint's
 #: circle several pixels wide even for a 512 px image; five tick labels fit along it.
-#: Colorbars and insets are exempt.
+#: Colorbars and insets are exempt, and so is a panel showing only images at full
+#: resolution or more (a gallery of 28 × 28 digits at 60 px loses nothing).
 MIN_PANEL_PX = 120
 
 #: A text's box holds its line's full ascent and descent, white space above and below
@@ -143,13 +144,23 @@ def _is_panel(ax) -> bool:
             and (ax.has_data() or ax.axison))
 
 
+def _full_resolution(ax, width: float, height: float) -> bool:
+    """Whether an axes ``width`` × ``height`` CSS px shows images only, each at least one
+    screen pixel per pixel of the image (a 28 × 28 digit in a 60 px panel: nothing lost)."""
+    if not ax.images or ax.lines or ax.collections:
+        return False
+    return all(width >= image.get_array().shape[1] and height >= image.get_array().shape[0] for image in ax.images)
+
+
 def figure_problems(fig, *, min_panel_px: float = MIN_PANEL_PX) -> list[str]:
     """What keeps a figure from reading at its size: one line per problem, none if fine.
 
     The figure is laid out and its texts collected as drawn (one draw, nothing rendered).
     Two visible, non-empty texts overlap if their window extents, each shrunk by
-    :data:`_TEXT_MARGIN` × its font size on every side, still meet; a panel (:func:`_is_panel`) is too small if the shorter
-    side of its box is below ``min_panel_px`` CSS px (figure px × 96 / dpi).
+    :data:`_TEXT_MARGIN` × its font size on every side, still meet. A panel
+    (:func:`_is_panel`) is too small if the shorter side of its box is below
+    ``min_panel_px`` CSS px (figure px × 96 / dpi), unless it shows only images, none
+    of them shrunk below one screen pixel per image pixel (:func:`_full_resolution`).
     """
     from matplotlib.figure import Figure
 
@@ -175,7 +186,7 @@ def figure_problems(fig, *, min_panel_px: float = MIN_PANEL_PX) -> list[str]:
         if _is_panel(ax):
             box = ax.get_window_extent(renderer)
             side = min(box.width, box.height) * css
-            if side < min_panel_px:
+            if side < min_panel_px and not _full_resolution(ax, box.width * css, box.height * css):
                 name = _label(ax.title) if ax.get_title() else f"number {k}"
                 problems.append(f"panel {name} is {box.width * css:.0f} x {box.height * css:.0f} px, "
                                 f"under {min_panel_px:g} px on its shorter side")

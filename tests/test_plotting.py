@@ -106,10 +106,10 @@ from mmir_lib.plotting import MIN_PANEL_PX, figure_problems, panel_grid, wrap_ti
 TITLE = "Gaussian, sigma = 2, reflect"
 
 
-def image_strip(n, width_in):
+def image_strip(n, width_in, side=64):
     fig, axes = plt.subplots(1, n, figsize=(width_in, 2.4), dpi=96)
     for ax in np.ravel(axes):
-        ax.imshow(np.arange(64.0).reshape(8, 8))
+        ax.imshow(np.arange(side * side + 0.0).reshape(side, side))
         ax.set_title(TITLE)
     return fig
 
@@ -129,10 +129,19 @@ def test_a_strip_of_eight_images_fails_the_panel_minimum():
     plt.close(fig)
 
 
+def test_small_panels_showing_every_pixel_of_their_images_pass():
+    fig = image_strip(8, 6.875, side=28)  # 28 x 28 digits in 60 px panels: no pixel lost
+    assert [p for p in figure_problems(fig) if "panel" in p] == []
+    fig.axes[0].plot([0, 27], [0, 27])  # a panel that draws more than its image is held to the minimum
+    assert [p for p in figure_problems(fig) if "panel" in p] == [
+        next(p for p in figure_problems(fig) if "panel" in p)]
+    plt.close(fig)
+
+
 def test_the_same_strip_laid_out_by_panel_grid_passes():
     fig, axes = panel_grid(8)
     for ax in axes:
-        ax.imshow(np.arange(64.0).reshape(8, 8))
+        ax.imshow(np.arange(4096.0).reshape(64, 64))
         wrap_title(ax, TITLE)
     assert fit_to_column(fig) is fig and figure_problems(fig) == []
     assert fig.get_figwidth() * fig.dpi == pytest.approx(COLUMN_PX)
