@@ -31,6 +31,8 @@ import textwrap
 import warnings
 from contextlib import contextmanager
 
+import numpy as np
+
 from .validation import check_count, check_instance, check_number, check_str
 
 __all__ = ["BOOK_STYLE", "COLUMN_PX", "MIN_FONT_PT", "MIN_PANEL_PX", "figure_problems", "fit_to_column",
@@ -176,12 +178,13 @@ def figure_problems(fig, *, min_panel_px: float = MIN_PANEL_PX) -> list[str]:
         if box.width > 0 and box.height > 0:
             boxes.append((text, box.padded(-_TEXT_MARGIN * text.get_fontsize() * fig.dpi / 72)))
     problems = []
-    for i, (a, box_a) in enumerate(boxes):
-        for b, box_b in boxes[i + 1:]:
-            dx = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
-            dy = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
-            if dx > 0 and dy > 0:
-                problems.append(f"texts {_label(a)} and {_label(b)} overlap ({dx * css:.0f} x {dy * css:.0f} px)")
+    if boxes:  # all pairs at once: (n, n) overlaps in x and y
+        x0, y0, x1, y1 = np.array([box.extents for _, box in boxes]).T
+        dx = np.minimum(x1[:, None], x1[None]) - np.maximum(x0[:, None], x0[None])
+        dy = np.minimum(y1[:, None], y1[None]) - np.maximum(y0[:, None], y0[None])
+        for i, j in zip(*np.nonzero(np.triu((dx > 0) & (dy > 0), k=1))):
+            problems.append(f"texts {_label(boxes[i][0])} and {_label(boxes[j][0])} overlap "
+                            f"({dx[i, j] * css:.0f} x {dy[i, j] * css:.0f} px)")
     for k, ax in enumerate(fig.axes):
         if _is_panel(ax):
             box = ax.get_window_extent(renderer)

@@ -87,6 +87,7 @@ def test_figures_a_chapter_displays_are_fitted(tmp_path):
         "import matplotlib.pyplot as plt\nfrom mmir_lib import setup_chapter\nrng = setup_chapter()",
         "fig, ax = plt.subplots(figsize=(11, 4))\nax.plot([0, 1])\nax.set_title('a title', fontsize=6)",
         "fig, ax = plt.subplots(figsize=(4, 3))\nax.plot([0, 1])",
+        "fig, axes = plt.subplots(1, 8, figsize=(16, 2.4))\nfor ax in axes: ax.imshow([[0.0] * 64] * 64)",
     )]
     nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": tmp_path}}).execute()
     widths = [Image.open(io.BytesIO(base64.b64decode(output["data"]["image/png"]))).width
@@ -94,6 +95,9 @@ def test_figures_a_chapter_displays_are_fitted(tmp_path):
     assert len(widths) == 2
     assert COLUMN_PX - 60 < widths[0] <= COLUMN_PX  # 11 in shrunk to the column (tight bounding box: a little less)
     assert widths[1] <= 4 * 96  # a narrow figure keeps its size at 96 dpi
+    # a figure that does not read at the column is not shown: its cell holds the error instead
+    shown = "".join(str(output) for output in notebook.cells[3].outputs)
+    assert "does not read at the column" in shown and "under 120 px on its shorter side" in shown
 
 
 # ---- figures that read: no overlapping texts, no panel below MIN_PANEL_PX ----------------
