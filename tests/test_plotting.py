@@ -85,8 +85,9 @@ def test_figures_a_chapter_displays_are_fitted(tmp_path):
     notebook.cells = [nbformat.v4.new_code_cell(source) for source in (
         f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})\n"
         "import matplotlib.pyplot as plt\nfrom mmir_lib import setup_chapter\nrng = setup_chapter()",
-        "fig, ax = plt.subplots(figsize=(11, 3))\nax.plot([0, 1])\nax.set_title('a title', fontsize=6)",
+        "fig, ax = plt.subplots(figsize=(11, 4))\nax.plot([0, 1])\nax.set_title('a title', fontsize=6)",
         "fig, ax = plt.subplots(figsize=(4, 3))\nax.plot([0, 1])",
+        "fig, axes = plt.subplots(1, 8, figsize=(16, 2.4))\nfor ax in axes: ax.imshow([[0.0] * 64] * 64)",
     )]
     nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": tmp_path}}).execute()
     widths = [Image.open(io.BytesIO(base64.b64decode(output["data"]["image/png"]))).width
@@ -94,3 +95,111 @@ def test_figures_a_chapter_displays_are_fitted(tmp_path):
     assert len(widths) == 2
     assert COLUMN_PX - 60 < widths[0] <= COLUMN_PX  # 11 in shrunk to the column (tight bounding box: a little less)
     assert widths[1] <= 4 * 96  # a narrow figure keeps its size at 96 dpi
+    # a figure that does not read at the column is not shown: its cell holds the error instead
+    shown = "".join(str(output) for output in notebook.cells[3].outputs)
+    assert "does not read at the column" in shown and "under 120 px on its shorter side" in shown
+
+
+# ---- figures that read: no overlapping texts, no panel below MIN_PANEL_PX ----------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+import numpy as np  # noqa: E402
+
+from mmir_lib.plotting import MIN_PANEL_PX, figure_problems, panel_grid, wrap_title  # noqa: E402
+
+TITLE = "Gaussian, sigma = 2, reflect"
+
+
+def image_strip(n, width_in, side=64):
+    fig, axes = plt.subplots(1, n, figsize=(width_in, 2.4), dpi=96)
+    for ax in np.ravel(axes):
+        ax.imshow(np.arange(side * side + 0.0).reshape(side, side))
+        ax.set_title(TITLE)
+    return fig
+
+
+def test_titles_that_run_into_each_other_fail():
+    fig = image_strip(3, 6)
+    problems = figure_problems(fig)
+    assert problems and all("overlap" in p for p in problems)
+    assert any(repr(TITLE) in p for p in problems)
+    plt.close(fig)
+
+
+def test_a_strip_of_eight_images_fails_the_panel_minimum():
+    fig = image_strip(8, 16)
+    with pytest.raises(ValueError, match="under 120 px on its shorter side"):
+        fit_to_column(fig)  # 16 in shrunk to 660 px: 8 panels of about 60 px
+    plt.close(fig)
+
+
+def test_small_panels_showing_every_pixel_of_their_images_pass():
+    fig = image_strip(8, 6.875, side=28)  # 28 x 28 digits in 60 px panels: no pixel lost
+    assert [p for p in figure_problems(fig) if "panel" in p] == []
+    fig.axes[0].plot([0, 27], [0, 27])  # a panel that draws more than its image is held to the minimum
+    assert [p for p in figure_problems(fig) if "panel" in p] == [
+        next(p for p in figure_problems(fig) if "panel" in p)]
+    plt.close(fig)
+
+
+def test_the_same_strip_laid_out_by_panel_grid_passes():
+    fig, axes = panel_grid(8)
+    for ax in axes:
+        ax.imshow(np.arange(4096.0).reshape(64, 64))
+        wrap_title(ax, TITLE)
+    assert fit_to_column(fig) is fig and figure_problems(fig) == []
+    assert fig.get_figwidth() * fig.dpi == pytest.approx(COLUMN_PX)
+    assert {ax.get_subplotspec().get_gridspec().get_geometry() for ax in axes} == {(2, 4)}
+    assert "\n" in axes[0].get_title()  # wrapped to a 165 px panel
+    plt.close(fig)
+
+
+def test_hidden_empty_colorbar_and_inset_are_not_checked():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    image = ax.imshow(np.eye(4))
+    fig.colorbar(image, ax=ax)  # a colorbar is narrower than MIN_PANEL_PX, and exempt
+    ax.inset_axes([0.7, 0.7, 0.25, 0.25]).plot([0, 1])
+    ax.text(0.5, 0.5, "", transform=ax.transAxes)
+    ax.text(0.5, 0.5, "hidden", visible=False, transform=ax.transAxes)
+    ax.text(0.5, 0.5, "shown", transform=ax.transAxes)
+    assert figure_problems(fig) == []
+    plt.close(fig)
+
+
+def test_a_text_drawn_over_another_is_found():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1])
+    ax.annotate("first note", (0.5, 0.5))
+    ax.annotate("second note", (0.52, 0.5))
+    assert figure_problems(fig) == [next(p for p in figure_problems(fig) if "'first note' and 'second note'" in p)]
+    plt.close(fig)
+
+
+@settings(max_examples=6, deadline=None)
+@given(n=st.integers(1, 12), aspect=st.floats(0.5, 1.5), min_px=st.integers(MIN_PANEL_PX, 330))
+def test_panel_grid_fits_the_column_at_the_minimum(n, aspect, min_px):
+    fig, axes = panel_grid(n, aspect=aspect, min_px=min_px)
+    rows, cols = axes[0].get_subplotspec().get_gridspec().get_geometry()
+    assert len(axes) == n and len(fig.axes) == n
+    assert cols * min_px * max(1, 1 / aspect) <= COLUMN_PX or cols == 1
+    assert rows * cols >= n > (rows - 1) * cols  # no empty row
+    assert fig.get_figwidth() * fig.dpi == pytest.approx(COLUMN_PX)
+    for ax in axes:
+        ax.imshow(np.zeros((4, 4)))
+        wrap_title(ax, TITLE)
+    assert [p for p in figure_problems(fig) if "panel" in p] == []
+    plt.close(fig)
+
+
+def test_the_new_helpers_refuse_bad_input():
+    with pytest.raises(TypeError, match="fig must be"):
+        figure_problems("a figure")
+    with pytest.raises(ValueError, match="min_panel_px must be >= 0"):
+        figure_problems(plt.figure(), min_panel_px=-1)
+    with pytest.raises(ValueError, match="n must be"):
+        panel_grid(0)
+    with pytest.raises(ValueError, match="min_px must be >= 120"):
+        panel_grid(3, min_px=60)
+    with pytest.raises(TypeError, match="ax must be"):
+        wrap_title("an axes", TITLE)
+    plt.close("all")

@@ -91,7 +91,7 @@ def test_identical_frames_are_stored_once():
 
 def test_figures_become_images_with_alt_text_and_are_deterministic():
     def curve(k1):
-        fig, ax = plt.subplots(figsize=(2, 1.5), dpi=50)
+        fig, ax = plt.subplots(figsize=(3.5, 3), dpi=50)  # small, but each panel at least MIN_PANEL_PX
         ax.plot([0, 1], [0, k1])
         return fig
 
@@ -276,7 +276,7 @@ def test_figure_frames_fit_the_column_with_readable_text():
     from mmir_lib.plotting import COLUMN_PX
 
     def wide(k1):
-        fig, ax = plt.subplots(figsize=(11, 3), dpi=96)
+        fig, ax = plt.subplots(figsize=(11, 4), dpi=96)
         ax.plot([0, 1], [0, k1])
         ax.set_title("slope", fontsize=6)
         return fig
@@ -284,6 +284,19 @@ def test_figure_frames_fit_the_column_with_readable_text():
     frame = interactive(wide, k1=slider(0, 1, 1)).frames[0]
     width = int(re.search(r'width="(\d+)"', frame).group(1))
     assert width == COLUMN_PX  # 1 image px = 1 CSS px in the book's column: no scaling down
+
+
+def test_a_frame_that_does_not_read_at_the_column_fails_the_figure():
+    def strip(k1):
+        fig, axes = plt.subplots(1, 8, figsize=(16, 2.4), dpi=96)
+        for ax in axes:
+            ax.imshow(np.full((64, 64), k1))
+        return fig
+
+    with pytest.raises(RuntimeError, match="strip\\(\\) failed at the grid point k1 = 0: ValueError: the figure does not "
+                                           "read at the column's width"):
+        interactive(strip, k1=slider(0, 1, 1))
+    assert plt.get_fignums() == []
 
 
 def test_live_controls_are_named_and_announce_values():

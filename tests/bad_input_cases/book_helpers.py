@@ -3,7 +3,7 @@
 from matplotlib.figure import Figure
 
 from mmir_lib.listing import show_code
-from mmir_lib.plotting import fit_to_column, use_book_style
+from mmir_lib.plotting import figure_problems, fit_to_column, panel_grid, use_book_style, wrap_title
 from tests.api_fuzz import Case
 
 
@@ -19,6 +19,10 @@ CASES = [
     Case(show_code, dict(obj=_example, between=("for v", "return"), checks=False), accepts={"between": {"none"}, "checks": {"bool"}}),
     Case(use_book_style, {}),
     Case(fit_to_column, dict(fig=Figure(figsize=(9, 3)))),
+    Case(figure_problems, dict(fig=Figure(figsize=(4, 3)), min_panel_px=120), accepts={"min_panel_px": {"zero"}}),
+    Case(panel_grid, dict(n=3, aspect=1.0, min_px=150, max_cols=2, extra_height=0.5),
+         accepts={"max_cols": {"none"}, "extra_height": {"zero"}}),
+    Case(wrap_title, dict(ax=Figure(figsize=(4, 3)).add_subplot(), title="a title"), accepts={"title": {"empty", "str"}}),
 ]
 
 EXEMPT = {
