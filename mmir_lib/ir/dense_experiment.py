@@ -2,7 +2,7 @@
 tests and the third judging round (``testcollection/README.md``) all compute the same
 runs from it.
 
-* **training split**: every tenth speech (document number ≡ 0 mod 10) is held out; its
+* **training split**: one speech in :data:`HOLD_OUT` (document number ≡ 0 mod 10) is held out; its
   inverse-cloze pairs (no sentence kept, seed 0) are the validation pseudo-queries, and
   the encoder trains on the pairs of the other speeches (10 % of contexts keep their
   sentence, :data:`KEEP`), drawn anew for each seed;
@@ -28,8 +28,10 @@ from .dense import (BagEncoder, ClozePair, TrainingSetup, Vocabulary, dense_run,
 from .fusion import reciprocal_rank_fusion
 from .trec import Run
 
-__all__ = ["KEEP", "SEEDS", "SETUP", "WEIGHTS", "Experiment", "experiment", "fit", "topic_runs"]
+__all__ = ["HOLD_OUT", "KEEP", "SEEDS", "SETUP", "WEIGHTS", "Experiment", "experiment", "fit", "topic_runs"]
 
+#: One speech in HOLD_OUT (document number ≡ 0 mod HOLD_OUT) is held out of training.
+HOLD_OUT = 10
 #: Share of training contexts that keep their query sentence (Lee et al. 2019).
 KEEP = 0.1
 #: The seeds of the chapter's dense model.
@@ -61,7 +63,7 @@ def experiment() -> Experiment:
     texts = [s.text for s in shakespeare_speeches()]
     docnos, _ = collection.shakespeare_index()
     vocabulary = Vocabulary(texts)
-    held_out = np.arange(len(texts)) % 10 == 0
+    held_out = np.arange(len(texts)) % HOLD_OUT == 0
     validation = inverse_cloze_pairs([t for t, h in zip(texts, held_out) if h], seed=0)
     words, vectors = glove_6b_50d()
     return Experiment(texts, docnos, vocabulary, vocabulary.bags(texts), held_out, validation, words, vectors)
