@@ -229,11 +229,17 @@ def pooled_documents(depth: int = POOL_DEPTH) -> dict[str, set[str]]:
        ``depth`` of every pooled run is judged whichever way its ties are broken.
     """
     depth = check_count("depth", depth, low=1)
-    runs = pooling_runs(1000)
+    return _pool_both_orders(pooling_runs(1000), depth)
+
+
+def _pool_both_orders(runs: Mapping[str, Run], depth: int) -> dict[str, set[str]]:
+    """:func:`pool` under trec_eval's order, joined with each run's first ``depth`` in its
+    own insertion order (= :func:`mmir_lib.ranking.top_k`'s order, ties to the smaller
+    document number)."""
     pooled = pool(runs, depth)
     for run in runs.values():
         for qid, doc_scores in run.items():
-            pooled[qid].update(list(doc_scores)[:depth])  # insertion order = top_k order
+            pooled[qid].update(list(doc_scores)[:depth])
     return pooled
 
 
@@ -249,10 +255,7 @@ def unjudged(runs: Mapping[str, Run], judged: Mapping[str, Mapping[str, int]], d
     check_mapping("runs", runs)
     check_qrels("judged", judged)
     depth = check_count("depth", depth, low=1)
-    pooled = pool(runs, depth)
-    for run in runs.values():
-        for qid, doc_scores in run.items():
-            pooled[qid].update(list(doc_scores)[:depth])
+    pooled = _pool_both_orders(runs, depth)
     missing = {qid: sorted(d for d in docnos if d not in judged.get(qid, {})) for qid, docnos in pooled.items()}
     return {qid: missing[qid] for qid in sorted(missing, key=_qid_order) if missing[qid]}
 

@@ -50,9 +50,4 @@ def reciprocal_rank_fusion(runs: Sequence[Run], weights: Sequence[float] | None 
 
 def _best(scores: Mapping[str, float], depth: int) -> dict[str, float]:
     """The ``depth`` best of {docno: score}, best first (ties: docno descending, as trec_eval)."""
-    ranked = sorted(scores.items(), key=lambda item: (-item[1], _reverse(item[0])))[:depth]
-    return dict(ranked)
-
-
-def _reverse(docno: str) -> tuple[int, ...]:
-    return tuple(-ord(c) for c in docno) + (1,)
+    return dict(sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)[:depth])
