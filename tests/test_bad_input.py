@@ -334,8 +334,8 @@ def test_vision_pipelines_check_their_image_once(monkeypatch):
     # public functions check at the door, then call private kernels (issue 23, section 5):
     # count every check_image and check_array made while one call runs. canny checked its
     # image 11 times before (gaussian_filter, gradient and its two correlations,
-    # gradient_polar, non_maximum_suppression and hysteresis each checked theirs again).
-    # (find_blobs still calls normalized_laplacian, whose listing in II.5 shows the call.)
+    # gradient_polar, non_maximum_suppression and hysteresis each checked theirs again),
+    # find_blobs 5 times (normalized_laplacian, laplacian_of_gaussian per σ, local_maxima_3d).
     from mmir_lib import validation as validation_module
     from mmir_lib.vision import images as images_module
 
@@ -348,7 +348,9 @@ def test_vision_pipelines_check_their_image_once(monkeypatch):
         return wrapper
 
     image = load_photo("camera")[100:164, 200:264]
-    calls = {"find_dog_blobs": lambda: scale_space.find_dog_blobs(image, [2.0, 3.0, 4.5]),
+    calls = {"find_blobs": lambda: scale_space.find_blobs(image, [2.0, 3.0, 4.5]),
+             "normalized_laplacian": lambda: scale_space.normalized_laplacian(image, [2.0, 3.0, 4.5]),
+             "find_dog_blobs": lambda: scale_space.find_dog_blobs(image, [2.0, 3.0, 4.5]),
              "difference_of_gaussians": lambda: scale_space.difference_of_gaussians(image, [2.0, 3.0, 4.5]),
              "gaussian_scale_space": lambda: scale_space.gaussian_scale_space(image, [2.0, 3.0, 4.5]),
              "sift_pyramid": lambda: sift.sift_pyramid(image),

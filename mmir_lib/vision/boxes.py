@@ -155,6 +155,12 @@ def nms(boxes: object, scores: object, iou_threshold: float, score_threshold: fl
     if classes is not None:
         classes = check_array("classes", classes, ndim=1, kind="int")
         check_same_length(boxes=b, classes=classes)
+    return _nms(b, s, iou_threshold, score_threshold, classes)
+
+
+def _nms(b: np.ndarray, s: np.ndarray, iou_threshold: float, score_threshold: float | None = None,
+         classes: np.ndarray | None = None) -> np.ndarray:
+    """:func:`nms` of checked boxes, scores, thresholds and classes."""
     candidates = np.arange(len(s)) if score_threshold is None else np.flatnonzero(s > score_threshold)
     order = candidates[np.argsort(-s[candidates], kind="stable")]
     if classes is None:

@@ -39,7 +39,7 @@ from torch import nn
 from ..training import evaluating
 from ..validation import (check_array, check_choice, check_count, check_instance, check_number, check_same_length,
                           check_tensor, describe)
-from .boxes import box_iou, check_boxes, nms
+from .boxes import _nms, box_iou, check_boxes
 
 __all__ = ["INK", "DETECTOR_SETTINGS", "DetectionSet", "make_canvases", "GridDetector", "encode_targets", "yolo_loss", "decode",
            "detect", "load_detector", "detector_training_record"]
@@ -263,6 +263,11 @@ def decode(output, anchors, stride: int = 8, score_threshold: float = 0.05) -> t
         raise ValueError(f"anchors must hold one row per anchor of the output ({output.shape[1]}), got {len(anchors)}")
     stride = check_count("stride", stride, low=1)
     score_threshold = check_number("score_threshold", score_threshold, low=0.0, high=1.0)
+    return _decode(output, anchors, stride, score_threshold)
+
+
+def _decode(output: torch.Tensor, anchors: np.ndarray, stride: int, score_threshold: float) -> tuple[np.ndarray, ...]:
+    """:func:`decode` of a checked output, anchors, stride and threshold."""
     out = output.detach().double()
     n, a, s_h, s_w, _ = out.shape
     rows = torch.arange(s_h, dtype=torch.float64).view(1, 1, s_h, 1)
@@ -297,11 +302,11 @@ def detect(model, images, score_threshold: float = 0.05, iou_threshold: float = 
     parts = []
     with evaluating(model):
         for start in range(0, len(x), batch_size):
-            b, s, c, i = decode(model(x[start:start + batch_size]), model.anchors.numpy(), model.stride,
-                                score_threshold)
+            b, s, c, i = _decode(model(x[start:start + batch_size]), model.anchors.numpy(), model.stride,
+                                 score_threshold)
             parts.append((b, s, c, i + start))
     boxes, scores, labels, ids = (np.concatenate(p) for p in zip(*parts))
-    kept = [np.flatnonzero(ids == n)[nms(boxes[ids == n], scores[ids == n], iou_threshold, classes=labels[ids == n])]
+    kept = [np.flatnonzero(ids == n)[_nms(boxes[ids == n], scores[ids == n], iou_threshold, classes=labels[ids == n])]
             for n in np.unique(ids)]
     kept = np.concatenate([np.zeros(0, np.int64), *kept])
     return boxes[kept], scores[kept], labels[kept], ids[kept]

@@ -109,7 +109,12 @@ def laplacian_of_gaussian(image: object, sigma: float, mode: str = "mirror") -> 
     """∇²(G_σ ∗ f) = (∂²G/∂x²) ∗ f + (∂²G/∂y²) ∗ f, each term separable:
     G''(t) = (t² − σ²) / σ⁴ · G(t) along one axis and G across. Same shape as the image."""
     image = check_image("image", image, channels=False)
-    sigma = check_gaussian_sigma(image, sigma, mode)
+    return _laplacian_of_gaussian(image, check_gaussian_sigma(image, sigma, mode), mode)
+
+
+def _laplacian_of_gaussian(image: np.ndarray, sigma: float, mode: str) -> np.ndarray:
+    """:func:`laplacian_of_gaussian` of a checked image and σ: ∇²(G_σ ∗ f), each of its two
+    terms separable, G''(t) = (t² − σ²) / σ⁴ · G(t) along one axis and G across."""
     g = gaussian_kernel(sigma)
     t = np.arange(len(g)) - len(g) // 2
     g2 = (t**2 - sigma**2) / sigma**4 * g  # symmetric: correlation = convolution

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..validation import check_array, check_count, check_number
 from .derivatives import _gaussian_filter, check_gaussian_sigma
-from .edges import laplacian_of_gaussian
+from .edges import _laplacian_of_gaussian
 from .images import check_image
 
 __all__ = ["geometric_sigmas", "gaussian_scale_space", "normalized_laplacian", "difference_of_gaussians",
@@ -70,8 +70,12 @@ def _scale_space(image: np.ndarray, sigmas: np.ndarray, mode: str) -> np.ndarray
 def normalized_laplacian(image: object, sigmas: object, mode: str = "mirror") -> np.ndarray:
     """N[i] = σ_i² ∇²(G_{σ_i} ∗ f): the scale-normalised Laplacian at each σ_i; (n, H, W)."""
     image = check_image("image", image, channels=False)
-    sigmas = _check_sigmas(sigmas, image, mode)
-    return np.stack([s**2 * laplacian_of_gaussian(image, s, mode) for s in sigmas])
+    return _normalized_laplacian(image, _check_sigmas(sigmas, image, mode), mode)
+
+
+def _normalized_laplacian(image: np.ndarray, sigmas: np.ndarray, mode: str) -> np.ndarray:
+    """:func:`normalized_laplacian` of a checked image and σ's."""
+    return np.stack([s**2 * _laplacian_of_gaussian(image, s, mode) for s in sigmas])
 
 
 def difference_of_gaussians(image: object, sigmas: object, mode: str = "mirror") -> np.ndarray:
@@ -96,7 +100,11 @@ def local_maxima_3d(cube: object, threshold: float) -> np.ndarray:
     neighbours in (scale, y, x) (fewer at the faces) and above ``threshold``; (m, 3) int64,
     sorted by (i, y, x)."""
     cube = check_array("cube", cube, ndim=3, nonempty=True)
-    threshold = check_number("threshold", threshold)
+    return _local_maxima_3d(cube, check_number("threshold", threshold))
+
+
+def _local_maxima_3d(cube: np.ndarray, threshold: float) -> np.ndarray:
+    """:func:`local_maxima_3d` of a checked cube and threshold."""
     # An entry is a maximum of its 3 × 3 × 3 neighbourhood when it is the maximum of the
     # 3 × 3 square in its own layer and at least the maxima of the squares above and below.
     # The square's maximum is separable: the largest of three along x, then along y (4
@@ -148,7 +156,7 @@ def find_blobs(image: object, sigmas: object, threshold: float = 0.05, bright: b
     :data:`~.images.UNIT_SCALE`) is refused.
     """
     image, sigmas = _check_blob_arguments(image, sigmas, bright, mode)
-    return _blobs(normalized_laplacian(image, sigmas, mode), sigmas, threshold, bright)
+    return _blobs(_normalized_laplacian(image, sigmas, mode), sigmas, threshold, bright)
 
 
 def find_dog_blobs(image: object, sigmas: object, threshold: float = 0.05, bright: bool = True,
@@ -181,5 +189,6 @@ def _check_blob_arguments(image: object, sigmas: object, bright: object, mode: o
 
 def _blobs(response: np.ndarray, sigmas: np.ndarray, threshold: object, bright: bool) -> np.ndarray:
     """(y, x, σ) rows of the maxima of −response (bright blobs) or +response (dark)."""
-    peaks = local_maxima_3d(-response if bright else response, threshold)
+    threshold = check_number("threshold", threshold)
+    peaks = _local_maxima_3d(-response if bright else response, threshold)
     return np.column_stack([peaks[:, 1], peaks[:, 2], sigmas[peaks[:, 0]]]).astype(float)

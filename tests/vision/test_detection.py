@@ -73,6 +73,22 @@ def test_detector_shapes_and_clear_errors():
         encode_targets([[5, 0, 1, 4]], [1], [0], 1, 64, ANCHORS)
 
 
+def test_detect_checks_at_its_door_only(monkeypatch):
+    # issue 23, section 5: detect checks its arguments, then calls the private kernels of
+    # decode and nms, which do not check the model's own output again
+    from mmir_lib.vision import boxes as boxes_module
+    from mmir_lib.vision import detection as detection_module
+
+    model, calls = GridDetector(ANCHORS, channels=(2, 2, 2)), []
+    for module, name in ((detection_module, "_check_output"), (detection_module, "_check_anchors"),
+                         (boxes_module, "check_boxes")):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _name=name, _original=original, **k:
+                            calls.append(_name) or _original(*a, **k))
+    boxes, scores, labels, ids = detect(model, np.zeros((2, 64, 64), np.float32), score_threshold=0.0)
+    assert len(boxes) > 0 and calls == []
+
+
 def test_checkpoint_reproduces_the_quoted_test_map():
     model = load_detector()
     cfg = DETECTOR_SETTINGS
