@@ -22,10 +22,11 @@ import scipy.sparse as sp
 import torch
 
 from mmir_lib import validation
+from mmir_lib.ann import lsh
 from mmir_lib.ir import links
 from mmir_lib.lm import glove, neural, ngram, vectors, word2vec
 from mmir_lib.training import train
-from mmir_lib.vision import bovw, derivatives, edges, filters, kernels, lsh, scale_space, sift, transforms
+from mmir_lib.vision import bovw, derivatives, edges, filters, kernels, scale_space, sift, transforms
 from mmir_lib.vision.images import load_photo
 from tests import bad_input_cases
 from tests.api_fuzz import (BAD_VALUES, EXEMPT, derived_bad_values, derived_outcome, outcome, public_callables,
@@ -254,7 +255,7 @@ def test_to_gray_scales_a_uint8_image_as_it_documents():
 def test_distances_and_cosines_of_huge_or_tiny_vectors_are_finite_and_exact(scale):
     from scipy.spatial.distance import cdist
 
-    from mmir_lib.vision.matching import pairwise_distances
+    from mmir_lib.ann.distances import pairwise_distances
 
     rng = np.random.default_rng(int(np.log10(scale)) + 400)
     a, b = rng.normal(size=(6, 4)), rng.normal(size=(5, 4))
@@ -269,7 +270,7 @@ def test_distances_and_cosines_of_huge_or_tiny_vectors_are_finite_and_exact(scal
 
 
 def test_squared_distance_beyond_the_largest_float_is_inf_not_nan():
-    from mmir_lib.vision.matching import pairwise_distances
+    from mmir_lib.ann.distances import pairwise_distances
 
     assert pairwise_distances([[1e200]], [[-1e200]]).item() == 2e200
     assert pairwise_distances([[1e200]], [[-1e200]], squared=True).item() == np.inf

@@ -18,9 +18,13 @@ vectors, exactly and approximately, one module per idea.
   cluster) and merged: equal to the single index for exact search and for inverted files
   that share their centroids.
 
-Vector search is shared ground (Part II's descriptors, Part VI's embeddings): the k-d
-tree and LSH of Chapter II.7 (:mod:`mmir_lib.vision.kdtree`, :mod:`mmir_lib.vision.lsh`)
-belong here too; their move is pending.
+Vector search is shared ground (Part II's descriptors, Part VI's embeddings), so the
+indexes of Chapter II.7 live here too:
+
+* :mod:`.distances` -- all pairwise Euclidean distances from one matrix product
+  (float64; Chapter II.7's matching uses them too);
+* :mod:`.kdtree` -- the exact k-d tree, searched best bin first;
+* :mod:`.lsh` -- p-stable locality-sensitive hashing, candidates re-ranked exactly.
 
 Vectors are float32, as in faiss: an index stores its vectors as (n, d) float32 and every
 distance is computed in float32 arithmetic, so results agree with faiss's to float32

@@ -12,11 +12,9 @@
   of Gaussian and its zero crossings;
 * :mod:`.scale_space` -- Gaussian scale space, the normalised Laplacian, differences of
   Gaussians, extrema in (x, y, σ) and blobs;
-* :mod:`.matching` -- Euclidean distances between descriptors, nearest neighbours,
-  Lowe's ratio test and cross-checking;
-* :mod:`.kdtree` -- an exact k-d tree (best bin first), with counts of the work per
-  query;
-* :mod:`.lsh` -- locality-sensitive hashing for Euclidean distance (p-stable);
+* :mod:`.matching` -- nearest neighbours of descriptors, Lowe's ratio test and
+  cross-checking (the k-d tree, LSH and the distances they share are vector search,
+  shared ground with Part VI: :mod:`mmir_lib.ann`);
 * :mod:`.bovw` -- bags of visual words in Part I's inverted index (their codebooks come
   from :mod:`mmir_lib.kmeans`, shared with Part III);
 * :mod:`.image_collection` -- the book's image retrieval collection: views of real
@@ -54,9 +52,7 @@ from .kernels import (
 from .sift import (Keypoints, SiftPyramid, assign_orientations, describe_keypoints, detect_keypoints,
                    histogram_peaks, orientation_histograms, sift_features, sift_features_of, sift_pyramid)
 from .transforms import add_noise, adjust_brightness, jpeg, similarity_matrix, transform_points, warp
-from .matching import Matches, cross_check, nearest_neighbours, pairwise_distances, ratio_test
-from .kdtree import KDTree, SearchCounts
-from .lsh import LSHIndex, candidate_probability, collision_probability
+from .matching import Matches, cross_check, nearest_neighbours, ratio_test
 from .bovw import bovw_index, bovw_query, visual_words, word_histogram, word_tokens
 from .image_collection import (DISTRACTORS, MAX_SIDE, STEREO_VIEW, TOPICS, VIEWS, ImageCollection, Recipe, View,
                                build_collection, downscale, make_view, source_image)
@@ -74,9 +70,7 @@ __all__ = [
     "similarity_matrix", "transform_points", "warp", "adjust_brightness", "add_noise", "jpeg",
     "Keypoints", "SiftPyramid", "sift_pyramid", "detect_keypoints", "orientation_histograms", "histogram_peaks",
     "assign_orientations", "describe_keypoints", "sift_features", "sift_features_of",
-    "pairwise_distances", "nearest_neighbours", "Matches", "ratio_test", "cross_check",
-    "KDTree", "SearchCounts",
-    "LSHIndex", "collision_probability", "candidate_probability",
+    "nearest_neighbours", "Matches", "ratio_test", "cross_check",
     "visual_words", "word_histogram", "word_tokens", "bovw_index", "bovw_query",
     "MAX_SIDE", "TOPICS", "DISTRACTORS", "STEREO_VIEW", "Recipe", "VIEWS", "View", "ImageCollection", "downscale",
     "make_view", "source_image", "build_collection",

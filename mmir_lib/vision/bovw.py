@@ -41,10 +41,10 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from ..ann.distances import check_descriptors
 from ..ir.index import InvertedIndex
-from ..validation import check_array, check_count, check_memory, describe
 from ..kmeans import assign
-from .matching import _check_descriptors
+from ..validation import check_array, check_count, check_memory, describe
 
 __all__ = ["visual_words", "word_histogram", "word_tokens", "bovw_index", "bovw_query"]
 
@@ -52,7 +52,7 @@ __all__ = ["visual_words", "word_histogram", "word_tokens", "bovw_index", "bovw_
 def visual_words(descriptors: object, centres: object) -> np.ndarray:
     """w(x) = argmin_j ‖x − c_j‖: the visual word of every row of ``descriptors`` (n, d),
     given the codebook ``centres`` (k, d); (n,) int64."""
-    return assign(*_check_descriptors(descriptors, centres, "descriptors", "centres"))
+    return assign(*check_descriptors(descriptors, centres, "descriptors", "centres"))
 
 
 def _check_words(words: object, vocabulary_size: object) -> tuple[np.ndarray, int]:
@@ -98,7 +98,7 @@ def bovw_index(descriptor_sets: Iterable[object], centres: object) -> InvertedIn
     centres = check_array("centres", centres, ndim=2, nonempty=True)
     documents = []
     for i, descriptors in enumerate(descriptor_sets):
-        descriptors, _ = _check_descriptors(descriptors, centres, f"descriptor_sets[{i}]", "centres")
+        descriptors, _ = check_descriptors(descriptors, centres, f"descriptor_sets[{i}]", "centres")
         documents.append(word_tokens(visual_words(descriptors, centres), len(centres)))
     if not documents:
         raise ValueError("descriptor_sets must hold at least one image")

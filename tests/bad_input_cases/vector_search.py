@@ -1,8 +1,8 @@
-"""Bad-input cases for mmir_lib.ann (vector search, Part VI.2)."""
+"""Bad-input cases for mmir_lib.ann (vector search: Chapter II.7's k-d tree and LSH, Part VI.2)."""
 
 import numpy as np
 
-from mmir_lib.ann import datasets, exact, hnsw, ivf, ivfpq, pq, shards, topk
+from mmir_lib.ann import datasets, distances, exact, hnsw, ivf, ivfpq, kdtree, lsh, pq, shards, topk
 from tests.api_fuzz import Case, SyncClient
 
 _RNG = np.random.default_rng(0)
@@ -15,6 +15,10 @@ IVFPQ = ivfpq.IVFPQ(BASE[:3], PQ).add(BASE)
 GRAPH = hnsw.HNSW(4, M=2, ef_construction=4).add(BASE)
 _SCALE = {"huge_int", "huge_float"}
 SHARDS = shards.build_shards(BASE, 2, lambda x: ivf.IVFFlat(BASE[:3]).add(x))
+# Chapter II.7's indexes take float64 descriptors
+DESCRIPTORS_A, DESCRIPTORS_B = _RNG.normal(size=(6, 4)), _RNG.normal(size=(5, 4))
+TREE = kdtree.KDTree(DESCRIPTORS_B, leaf_size=2)
+LSH = lsh.LSHIndex(DESCRIPTORS_B, n_tables=2, n_hashes=3, width=2.0, seed=0)
 
 CASES = [
     Case(topk.top_k, dict(scores=[[1.0, 2.0, 0.5]], ids=[[0, 1, 2]], k=2)),
@@ -56,4 +60,22 @@ CASES = [
     Case(shards.merge_shards, dict(answers=[(np.ones((3, 2)), np.ones((3, 2), dtype=np.int64))], k=2, metric="l2")),
     Case(shards.sharded_search, dict(client=SyncClient(), shards=SHARDS, queries=QUERIES, k=2, metric="l2", nprobe=2)),
     Case(shards.VectorShard, dict(ids=np.arange(3), index=ivf.IVFFlat(BASE[:3]))),
+    Case(distances.check_descriptors, dict(a=DESCRIPTORS_A, b=DESCRIPTORS_B, a_name="a", b_name="b"),
+         skip={"a_name": "a label for messages", "b_name": "a label for messages"}),
+    Case(distances.pairwise_distances, dict(a=DESCRIPTORS_A, b=DESCRIPTORS_B, squared=False),
+         accepts={"squared": {"bool"}}),
+    Case(kdtree.KDTree, dict(points=DESCRIPTORS_B, leaf_size=2), accepts={"points": {"matrix"}}),
+    Case(TREE.query, dict(queries=DESCRIPTORS_A, k=2, max_leaves=None, return_counts=False),
+         accepts={"max_leaves": {"none"}, "return_counts": {"bool"}}),
+    Case(lsh.collision_probability, dict(distance=[0.0, 1.0, 2.0], width=4.0),
+         accepts={"distance": {"zero", "huge_float", "matrix", "empty_list"}, "width": _SCALE}),
+    Case(lsh.candidate_probability, dict(distance=[0.0, 1.0, 2.0], width=4.0, n_hashes=3, n_tables=5),
+         accepts={"distance": {"zero", "huge_float", "matrix", "empty_list"}, "width": _SCALE}),
+    Case(lsh.LSHIndex, dict(points=DESCRIPTORS_B, n_tables=2, n_hashes=3, width=2.0, seed=0),
+         accepts={"points": {"matrix"}, "width": _SCALE, "seed": {"zero"}}),
+    Case(LSH.hashes, dict(x=DESCRIPTORS_A)),
+    Case(LSH.candidates, dict(query=DESCRIPTORS_A[0])),
+    Case(LSH.query, dict(queries=DESCRIPTORS_A, k=2, return_counts=False), accepts={"return_counts": {"bool"}}),
 ]
+
+EXEMPT = {"mmir_lib.ann.kdtree.SearchCounts": "a plain record of results that the library builds and returns; it has no checks of its own"}

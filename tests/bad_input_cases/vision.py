@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from mmir_lib.vision import (bovw, derivatives, edges, filters, image_collection, images, kdtree, kernels,
-                              lsh, matching, scale_space, sift, transforms)
+from mmir_lib.vision import (bovw, derivatives, edges, filters, image_collection, images, kernels, matching,
+                              scale_space, sift, transforms)
 from tests.api_fuzz import Case
 
 IMAGE = np.linspace(0.0, 1.0, 48).reshape(6, 8)
@@ -83,31 +83,14 @@ CASES += [  # scale space
                   "threshold": {"zero", "negative", "negative_float", "huge_int", "huge_float"}}),
 ]
 
-# matching, k-d tree, LSH, codebook, bag of visual words (II.7)
+# matching, codebook, bag of visual words (II.7; its k-d tree and LSH: vector_search.py)
 _RNG = np.random.default_rng(0)
 DESCRIPTORS_A, DESCRIPTORS_B = _RNG.normal(size=(6, 4)), _RNG.normal(size=(5, 4))  # d = 4: BAD_VALUES' matrix is 2×3
-TREE = kdtree.KDTree(DESCRIPTORS_B, leaf_size=2)
-LSH = lsh.LSHIndex(DESCRIPTORS_B, n_tables=2, n_hashes=3, width=2.0, seed=0)
-_SCALE = {"huge_int", "huge_float"}  # a huge width or tolerance is legal, if useless
 CASES += [
-    Case(matching.pairwise_distances, dict(a=DESCRIPTORS_A, b=DESCRIPTORS_B, squared=False),
-         accepts={"squared": {"bool"}}),
     Case(matching.nearest_neighbours, dict(a=DESCRIPTORS_A, b=DESCRIPTORS_B, k=2)),
     Case(matching.ratio_test, dict(a=DESCRIPTORS_A, b=DESCRIPTORS_B, ratio=0.8, mutual=False),
          accepts={"mutual": {"bool"}}),
     Case(matching.cross_check, dict(a=DESCRIPTORS_A, b=DESCRIPTORS_B)),
-    Case(kdtree.KDTree, dict(points=DESCRIPTORS_B, leaf_size=2), accepts={"points": {"matrix"}}),
-    Case(TREE.query, dict(queries=DESCRIPTORS_A, k=2, max_leaves=None, return_counts=False),
-         accepts={"max_leaves": {"none"}, "return_counts": {"bool"}}),
-    Case(lsh.collision_probability, dict(distance=[0.0, 1.0, 2.0], width=4.0),
-         accepts={"distance": {"zero", "huge_float", "matrix", "empty_list"}, "width": _SCALE}),
-    Case(lsh.candidate_probability, dict(distance=[0.0, 1.0, 2.0], width=4.0, n_hashes=3, n_tables=5),
-         accepts={"distance": {"zero", "huge_float", "matrix", "empty_list"}, "width": _SCALE}),
-    Case(lsh.LSHIndex, dict(points=DESCRIPTORS_B, n_tables=2, n_hashes=3, width=2.0, seed=0),
-         accepts={"points": {"matrix"}, "width": _SCALE, "seed": {"zero"}}),
-    Case(LSH.hashes, dict(x=DESCRIPTORS_A)),
-    Case(LSH.candidates, dict(query=DESCRIPTORS_A[0])),
-    Case(LSH.query, dict(queries=DESCRIPTORS_A, k=2, return_counts=False), accepts={"return_counts": {"bool"}}),
     Case(bovw.visual_words, dict(descriptors=DESCRIPTORS_A, centres=DESCRIPTORS_B)),
     Case(bovw.word_histogram, dict(words=[0, 1, 1, 4], vocabulary_size=5), accepts={"words": {"empty_list"}}),
     Case(bovw.word_tokens, dict(words=[0, 1, 1, 4], vocabulary_size=5), accepts={"words": {"empty_list"}}),
@@ -160,7 +143,6 @@ CASES += [  # the image retrieval collection (II.7)
 ]
 
 _RECORD = "a plain record of results that the library builds and returns; it has no checks of its own"
-EXEMPT = {f"mmir_lib.vision.{name}": _RECORD for name in ("matching.Matches", "kdtree.SearchCounts",
-                                                          "sift.Keypoints",
+EXEMPT = {f"mmir_lib.vision.{name}": _RECORD for name in ("matching.Matches", "sift.Keypoints",
                                                           "sift.SiftPyramid", "image_collection.View",
                                                           "image_collection.ImageCollection")}

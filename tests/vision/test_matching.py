@@ -1,4 +1,4 @@
-"""Descriptor matching: distances against scipy's cdist, neighbours against a full sort,
+"""Descriptor matching: neighbours against a full sort (distances: tests/ann/test_distances.py),
 the ratio test and cross-checking against their definitions (and OpenCV's BFMatcher)."""
 
 import numpy as np
@@ -9,7 +9,7 @@ from hypothesis.extra.numpy import arrays
 from scipy.spatial.distance import cdist
 from sklearn.neighbors import NearestNeighbors
 
-from mmir_lib.vision.matching import Matches, cross_check, nearest_neighbours, pairwise_distances, ratio_test
+from mmir_lib.vision.matching import Matches, cross_check, nearest_neighbours, ratio_test
 
 
 @st.composite
@@ -28,29 +28,6 @@ def _brute_force(a, b, k):
     order = np.array([np.lexsort((np.arange(len(b)), row))[:k] for row in distances], dtype=np.int64)
     order = order.reshape(len(a), k)
     return np.take_along_axis(distances, order, axis=1), order
-
-
-def test_pairwise_distances_equal_cdist():
-    rng = np.random.default_rng(0)
-    a, b = rng.normal(size=(40, 16)), rng.normal(size=(30, 16))
-    np.testing.assert_allclose(pairwise_distances(a, b), cdist(a, b), rtol=0, atol=1e-12)
-    np.testing.assert_allclose(pairwise_distances(a, b, squared=True), cdist(a, b, "sqeuclidean"), rtol=1e-12)
-
-
-def test_uint8_descriptors_give_exact_distances():
-    """SIFT-like bytes: every term of the expansion is an exact integer in float64."""
-    rng = np.random.default_rng(1)
-    a = rng.integers(0, 256, (50, 128), dtype=np.uint8)
-    b = rng.integers(0, 256, (60, 128), dtype=np.uint8)
-    exact = ((a[:, None, :].astype(np.int64) - b[None, :, :]) ** 2).sum(axis=2)
-    assert np.array_equal(pairwise_distances(a, b, squared=True), exact)
-    assert np.array_equal(pairwise_distances(a, b), np.sqrt(exact))
-
-
-def test_distance_of_a_row_to_itself_is_zero_not_negative():
-    a = np.random.default_rng(2).normal(1e3, 1.0, size=(20, 8))  # far from the origin: cancellation
-    d2 = pairwise_distances(a, a, squared=True)
-    assert d2.min() >= 0 and np.abs(np.diag(d2)).max() < 1e-6
 
 
 @settings(max_examples=60, deadline=None)
@@ -154,8 +131,6 @@ def test_a_duplicated_train_row_never_passes_the_ratio_test():
 
 
 @pytest.mark.parametrize("call, error, words", [
-    (lambda: pairwise_distances(np.ones((2, 3)), np.ones((2, 4))), ValueError, "a and b"),
-    (lambda: pairwise_distances(np.ones(3), np.ones((2, 3))), ValueError, "a must be 2-dimensional"),
     (lambda: nearest_neighbours(np.ones((2, 3)), np.ones((2, 3)), k=3), ValueError, "k must be at most"),
     (lambda: nearest_neighbours(np.ones((2, 3)), np.ones((2, 3)), k=0), ValueError, "k must be >= 1"),
     (lambda: ratio_test(np.ones((2, 3)), np.ones((2, 3)), ratio=0.0), ValueError, "ratio"),

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmir_lib.vision.lsh import LSHIndex, candidate_probability, collision_probability
+from mmir_lib.ann.lsh import LSHIndex, candidate_probability, collision_probability
 from mmir_lib.vision.matching import nearest_neighbours
 
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.spatial import cKDTree
 
-from mmir_lib.vision.kdtree import KDTree, SearchCounts
+from mmir_lib.ann.kdtree import KDTree, SearchCounts
 from mmir_lib.vision.matching import nearest_neighbours
 
 

@@ -35,7 +35,7 @@ random r_k and the prime P = 2³¹ − 1 (two different keys share a fingerprint
 probability about 1/P, which only adds a candidate that re-ranking discards). The
 points' fingerprints are sorted once; a query's bucket is then the run of equal
 fingerprints that ``np.searchsorted`` finds in O(log n). The candidates from all tables
-are **re-ranked** by their exact distance to the query (:func:`.matching.pairwise_distances`),
+are **re-ranked** by their exact distance to the query (:func:`.distances.pairwise_distances`),
 so what LSH returns is always a true distance; only a neighbour that is never a
 candidate can be missed.
 """
@@ -46,7 +46,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from ..validation import check_array, check_bool, check_count, check_memory, check_number
-from .matching import pairwise_distances
+from .distances import pairwise_distances
 
 __all__ = ["collision_probability", "candidate_probability", "LSHIndex"]
 

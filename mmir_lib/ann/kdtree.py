@@ -45,7 +45,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..validation import check_array, check_bool, check_count, check_optional
-from .matching import pairwise_distances
+from .distances import pairwise_distances
 
 __all__ = ["KDTree", "SearchCounts"]
 
