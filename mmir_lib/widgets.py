@@ -426,9 +426,9 @@ class InteractiveFigure:
         A drop-down (an HTML ``<select>``), not an ipywidgets slider: ipywidgets 8's
         sliders give their handle no accessible name and announce the grid position
         ("2") rather than the value; a ``<select>`` is named by its label and announces
-        the chosen value ("0.3"). Keyboard: Home, End, typing a value, or Alt+Down to
-        open the list (in JupyterLab's command mode, the bare Up and Down keys move
-        between cells instead)."""
+        the chosen value ("0.3"). Keyboard: Up and Down step through the values, Home and End
+        jump to the ends, Alt+Down opens the list (in JupyterLab the book's setup keeps
+        the notebook's command-mode keys off a focused control: tools/lab_overrides.py)."""
         import ipywidgets as widgets
 
         view = widgets.HTML(value=self.frame_at(self.start))

@@ -1,4 +1,5 @@
-"""The live widget in JupyterLab: each control is named by its label and announces its value.
+"""The live widget in JupyterLab: each control is named by its label, announces its value,
+and keeps the arrow keys when focused (JupyterLab's command mode would move to another cell).
 
 JupyterLab is started on a free port over a one-cell notebook that shows an
 interactive figure; headless Chromium runs the cell and reads the accessibility tree
@@ -7,6 +8,7 @@ a handle with role "slider", no accessible name and aria-valuetext "2", the grid
 position; see InteractiveFigure.live_widget.) Skips without Chromium or JupyterLab.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -69,7 +71,9 @@ def lab(tmp_path_factory):
         server.wait(timeout=30)
 
 
-def test_live_controls_are_named_and_announce_the_value(lab):
+@contextlib.contextmanager
+def live_control(lab):
+    """(page, control): the demo cell run in JupyterLab in Chromium, and its drop-down."""
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -92,12 +96,42 @@ def test_live_controls_are_named_and_announce_the_value(lab):
                 except PlaywrightTimeout:
                     if attempt == 2:
                         raise
-            assert control.evaluate("e => e.options[e.selectedIndex].text") == "0.3"  # the value, not "2"
-            assert "option \"0.3\" [selected]" in control.aria_snapshot()
-            view = page.locator(".widget-html-content").first
-            assert view.inner_text() == "T is 0.3"
-            control.select_option(label="0.5")
-            page.wait_for_function("() => document.querySelector('.widget-html-content').innerText === 'T is 0.5'",
-                                   timeout=30_000)
+            yield page, control
         finally:
             browser.close()
+
+
+def shown_value(control) -> str:
+    return control.evaluate("e => e.options[e.selectedIndex].text")
+
+
+def test_live_controls_are_named_and_announce_the_value(lab):
+    with live_control(lab) as (page, control):
+        assert shown_value(control) == "0.3"  # the value, not "2"
+        assert "option \"0.3\" [selected]" in control.aria_snapshot()
+        view = page.locator(".widget-html-content").first
+        assert view.inner_text() == "T is 0.3"
+        control.select_option(label="0.5")
+        page.wait_for_function("() => document.querySelector('.widget-html-content').innerText === 'T is 0.5'",
+                               timeout=30_000)
+
+
+def test_arrow_keys_step_a_focused_control_and_stay_in_the_cell(lab):
+    # JupyterLab's command-mode ArrowDown/ArrowUp (move to another cell) must not take the keys
+    # of a focused drop-down (tools/lab_overrides.py, issue 27): the value steps, the cell stays.
+    active_cell = ("() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')]"
+                   ".findIndex(c => c.classList.contains('jp-mod-active'))")
+    with live_control(lab) as (page, control):
+        page.keyboard.press("Escape")  # command mode, as a reader who has left the editor
+        control.focus()
+        active = page.evaluate(active_cell)
+        steps = []
+        for key in ("ArrowDown", "ArrowDown", "ArrowUp"):
+            page.keyboard.press(key)
+            page.wait_for_timeout(300)
+            steps.append(shown_value(control))
+        assert steps == ["0.4", "0.5", "0.4"]
+        page.wait_for_function("() => document.querySelector('.widget-html-content').innerText === 'T is 0.4'",
+                               timeout=30_000)
+        assert page.evaluate(active_cell) == active
+        assert page.evaluate("() => document.querySelectorAll('.jp-Notebook .jp-Cell').length") == 1
