@@ -421,7 +421,8 @@ class InteractiveFigure:
         return flat
 
     def live_widget(self):
-        """The ipywidgets rendering: one drop-down list per parameter and an HTML view.
+        """The ipywidgets rendering: one drop-down list per parameter, an HTML view and the
+        title as its caption, as in the static rendering.
 
         A drop-down (an HTML ``<select>``), not an ipywidgets slider: ipywidgets 8's
         sliders give their handle no accessible name and announce the grid position
@@ -445,7 +446,8 @@ class InteractiveFigure:
 
         for c in controls:
             c.observe(update, names="value")
-        return widgets.VBox([widgets.HBox(controls, layout={"flex_flow": "row wrap"}), view])
+        caption = widgets.HTML(value=f'<figcaption style="{_CAPTION}">{html.escape(self.title)}</figcaption>')
+        return widgets.VBox([widgets.HBox(controls, layout={"flex_flow": "row wrap"}), view, caption])
 
     def __repr__(self) -> str:
         grid = " × ".join(f"{n} ∈ {{{l[0]} … {l[-1]}}} ({len(l)})" for n, l in zip(self.names, self.labels))

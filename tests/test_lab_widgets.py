@@ -111,6 +111,7 @@ def test_live_controls_are_named_and_announce_the_value(lab):
         assert "option \"0.3\" [selected]" in control.aria_snapshot()
         view = page.locator(".widget-html-content").first
         assert view.inner_text() == "T is 0.3"
+        assert page.locator(".widget-html-content figcaption").inner_text() == "a demo"  # the title, as in the book
         control.select_option(label="0.5")
         page.wait_for_function("() => document.querySelector('.widget-html-content').innerText === 'T is 0.5'",
                                timeout=30_000)
@@ -135,3 +136,28 @@ def test_arrow_keys_step_a_focused_control_and_stay_in_the_cell(lab):
                                timeout=30_000)
         assert page.evaluate(active_cell) == active
         assert page.evaluate("() => document.querySelectorAll('.jp-Notebook .jp-Cell').length") == 1
+
+
+def test_a_run_saved_and_reopened_notebook_shows_its_widget(lab):
+    # Run, save, shut the kernel down, reopen: the widget comes back from the state saved with
+    # the notebook (ipywidgets' saveState, tools/lab_overrides.py), not "model not found".
+    # Last in the module: it saves the demo notebook.
+    base = lab.split("/lab/")[0]
+    with live_control(lab) as (page, control):
+        control.select_option(label="0.2")
+        page.wait_for_function("() => document.querySelector('.widget-html-content').innerText === 'T is 0.2'",
+                               timeout=30_000)
+        page.keyboard.press("Escape")
+        page.keyboard.press("Control+s")
+        page.wait_for_function("() => !document.querySelector('.jp-Document.jp-mod-dirty')", timeout=30_000)
+        sessions = json.load(urllib.request.urlopen(f"{base}/api/sessions?token=test", timeout=10))
+        for session in sessions:
+            request = urllib.request.Request(f"{base}/api/sessions/{session['id']}?token=test", method="DELETE")
+            urllib.request.urlopen(request, timeout=30)
+        page.reload()
+        page.wait_for_selector(".jp-Cell .jp-InputArea-editor", timeout=120_000)
+        page.wait_for_selector(".jp-StatusBar-TextItem:has-text('Idle')", timeout=120_000)
+        page.wait_for_function("() => document.querySelector('.widget-html-content')?.innerText === 'T is 0.2'",
+                               timeout=30_000)
+        assert shown_value(control) == "0.2"
+        assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()

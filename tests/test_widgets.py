@@ -220,9 +220,10 @@ def test_display_bundle_has_live_and_static_renderings():
 def test_live_widget_swaps_frames_like_the_static_one():
     figure = interactive(table, k1=slider(0, 2, 1), b=slider(0, 1, 1))
     box = figure.live_widget()
-    (controls, view) = box.children
+    (controls, view, caption) = box.children
     k1, b = controls.children
     assert view.value == "<p>k1=0 b=0</p>"
+    assert re.fullmatch(r"<figcaption[^>]*>table</figcaption>", caption.value)  # the title, as in the static one
     k1.value, b.value = 2, 1
     assert view.value == "<p>k1=2 b=1</p>" == figure.frame_at([2, 1])
 
@@ -305,7 +306,7 @@ def test_live_controls_are_named_and_announce_values():
     import ipywidgets
 
     figure = interactive(table, k1=slider(0.5, 1.5, 0.5, value=1, label="saturation k1"), b=choice([0, 1]))
-    (controls, _view) = figure.live_widget().children
+    (controls, _view, _caption) = figure.live_widget().children
     k1, b = controls.children
     assert isinstance(k1, ipywidgets.Dropdown) and k1.description == "saturation k1" and b.description == "b"
     assert k1.label == "1" and [label for label, _ in k1.options] == ["0.5", "1", "1.5"]

@@ -16,6 +16,12 @@ or slider. Everywhere else the keys do what they did. ``make setup`` runs it aft
 installing JupyterLab; it reads the installed schema, so a JupyterLab with more such
 shortcuts is covered too.
 
+It also turns on ipywidgets' ``saveState``: saving a notebook stores the state of its
+widgets, as ``make execute`` does. Without it, a chapter run, saved and reopened shows
+"Error displaying widget: model not found" in each widget cell (the outputs name the
+run's widget models, the notebook still holds the state of the stored run's); with it,
+the widgets come back as they were saved (live again once the cell is run).
+
     python tools/lab_overrides.py            # write <sys.prefix>/share/jupyter/lab/settings/overrides.json
 """
 
@@ -28,6 +34,7 @@ from pathlib import Path
 COMMAND_MODE = ".jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite) :focus"
 OUTSIDE_CONTROLS = COMMAND_MODE + ":not(select):not([role='slider'])"
 SETTING = "@jupyterlab/shortcuts-extension:shortcuts"
+WIDGETS = "@jupyter-widgets/jupyterlab-manager:plugin"
 
 
 def command_mode_shortcuts(prefix: Path) -> list[dict]:
@@ -41,12 +48,13 @@ def command_mode_shortcuts(prefix: Path) -> list[dict]:
 
 
 def overrides(shortcuts: list[dict]) -> dict:
-    """Each shortcut disabled on :data:`COMMAND_MODE` and bound on :data:`OUTSIDE_CONTROLS`."""
+    """Each shortcut disabled on :data:`COMMAND_MODE` and bound on :data:`OUTSIDE_CONTROLS`;
+    widget state saved with the notebook."""
     user = []
     for s in shortcuts:
         user.append({**s, "disabled": True})
         user.append({**s, "selector": OUTSIDE_CONTROLS})
-    return {SETTING: {"shortcuts": user}}
+    return {SETTING: {"shortcuts": user}, WIDGETS: {"saveState": True}}
 
 
 def main() -> None:
@@ -59,7 +67,8 @@ def main() -> None:
     current = json.loads(target.read_text()) if target.exists() else {}
     current.update(overrides(shortcuts))
     target.write_text(json.dumps(current, indent=1) + "\n")
-    print(f"{target}: {len(shortcuts)} command-mode shortcuts leave focused drop-downs and sliders alone")
+    print(f"{target}: {len(shortcuts)} command-mode shortcuts leave focused drop-downs and sliders alone; "
+          "widget state is saved with the notebook")
 
 
 if __name__ == "__main__":
