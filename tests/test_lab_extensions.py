@@ -20,6 +20,6 @@ def test_every_lab_extension_is_compatible_with_the_installed_jupyterlab():
                              text=True, timeout=120)
     text = re.sub(r"\x1b\[[0-9;]*m", "", listing.stdout + listing.stderr)  # drop the terminal colours
     assert "not compatible" not in text, text
-    for extension in ("jupyterlab-myst", "@jupyter-widgets/jupyterlab-manager"):
+    for extension in ("jupyterlab-myst", "@jupyter-widgets/jupyterlab-manager", "mmir-lab-prose"):
         line = next((row for row in text.splitlines() if extension in row), None)
         assert line is not None and re.search(r"enabled\s+OK", line), f"{extension}: {line!r}\n{text}"

@@ -1,18 +1,21 @@
-"""`make lab`: a chapter opened in JupyterLab reads as MyST (jupyterlab-myst), not as
-raw markup: math typeset, the solutions' `{admonition}` blocks as closed dropdowns,
-no raw `$…$` or directive fences. Glued numbers and citations are the two things
-jupyterlab-myst does not know: they show as the glued name (`name:.2f`) and the BibTeX
-key, as the README's `make lab` row says; the test checks that too, so that the README
-is updated when a later jupyterlab-myst learns them.
+"""`make lab`: every chapter opened in JupyterLab reads as the built book does.
 
-Starts JupyterLab on a free local port (about 15 s), on a copy of the chapter (so
-that nothing can save over the stored notebook), and drives it with headless
-Chromium; skips without Chromium or jupyterlab-myst.
+jupyterlab-myst renders the markdown as MyST (math typeset, the solutions' admonitions as
+closed dropdowns, no raw fences); the book's own extension (tools/lab-extension,
+installed by tools/lab_setup.py) puts in what jupyterlab-myst does not know: each glued
+number as myst-nb formats it from the notebook's stored glue output, each citation as its
+footnote number ("[3]", or "Author [3]") and each chapter's reference list in place of
+an "Unknown Directive" box. Solutions' code cells are folded, input and output.
+
+One JupyterLab serves copies of all chapters (so that nothing can save over a stored
+notebook), with the notebook's windowing off so that every cell is rendered at once;
+headless Chromium opens each chapter in turn. Skips without Chromium or jupyterlab-myst.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -25,74 +28,131 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHAPTER = ROOT / "notebooks" / "lm" / "03-softmax-neural.ipynb"
+NOTEBOOKS = sorted(p.relative_to(ROOT / "notebooks") for p in (ROOT / "notebooks").rglob("*.ipynb")
+                   if ".ipynb_checkpoints" not in p.parts)
 TOKEN = "mmir-lab-test"
+GLUE = re.compile(r"\{glue:text\}`([^`]+)`")
+CITE = re.compile(r"\{footcite(?::[pt])?\}`([^`]+)`")
 
 if not Path(CHROMIUM).exists():
     pytest.skip("Chromium is not installed: run `apt-get install -y chromium` (Debian)", allow_module_level=True)
 pytest.importorskip("jupyterlab_myst")
 playwright = pytest.importorskip("playwright.sync_api")
+format_plain_text = pytest.importorskip("myst_nb.core.variables").format_plain_text
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     folder = tmp_path_factory.mktemp("lab")
-    shutil.copy(CHAPTER, folder / CHAPTER.name)
+    for notebook in NOTEBOOKS:
+        (folder / notebook).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "notebooks" / notebook, folder / notebook)
+    settings = tmp_path_factory.mktemp("settings") / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
-         f"--ServerApp.port={port}", f"--ServerApp.token={TOKEN}", f"--ServerApp.root_dir={folder}"],
+         f"--ServerApp.port={port}", f"--ServerApp.token={TOKEN}", f"--ServerApp.root_dir={folder}",
+         f"--LabApp.user_settings_dir={settings.parents[1]}", f"--LabApp.workspaces_dir={folder}",
+         "--LabApp.expose_app_in_browser=True"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(120):
+        for _ in range(240):
             try:
                 urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=1)
                 break
             except OSError:
                 time.sleep(0.5)
         else:
-            pytest.fail("JupyterLab did not start within 60 s")
-        yield url
+            pytest.fail("JupyterLab did not start within 2 minutes")
+        with playwright.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{url}/lab?token={TOKEN}")
+            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=120_000)
+            page.evaluate("() => window.jupyterapp.restored.then(() => true)")
+            page.wait_for_function("() => window.jupyterapp.commands.hasCommand('docmanager:open')", timeout=120_000)
+            yield page
+            browser.close()
     finally:
         server.terminate()
         server.wait(timeout=30)
 
 
-def test_chapter_reads_as_myst_in_jupyterlab(lab):
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{lab}/lab/tree/{CHAPTER.name}?token={TOKEN}")
-            page.wait_for_selector(".jp-MarkdownCell .katex", timeout=90_000)
-            markdown_cells = sum(c["cell_type"] == "markdown" for c in json.loads(CHAPTER.read_text())["cells"])
-            texts, solution = {}, None
-            for _ in range(250):  # the notebook renders the cells in view: scroll through it
-                # Read what jupyterlab-myst rendered (`.myst`), never the cell's editor: a cell
-                # scrolled into view shows its source for a moment before it is rendered.
-                for cell in page.query_selector_all(".jp-MarkdownCell[data-windowed-list-index]"):
-                    rendered = cell.query_selector(".myst")
-                    text = rendered.inner_text() if rendered is not None else ""
-                    index = cell.get_attribute("data-windowed-list-index")
-                    if len(text) > len(texts.get(index, "")):  # rendered in steps: keep the fullest
-                        texts[index] = text
-                solution = solution or page.query_selector(".jp-MarkdownCell details")
-                at_end = page.evaluate("() => { const o = document.querySelector('.jp-WindowedPanel-outer');"
-                                       " const end = o.scrollTop + o.clientHeight >= o.scrollHeight - 2;"
-                                       " o.scrollBy(0, 700); return end; }")
-                if at_end and len(texts) == markdown_cells:
-                    break
-                page.wait_for_timeout(100)
-            prose = "\n".join(texts.values())
-            assert len(texts) == markdown_cells, f"{len(texts)} of {markdown_cells} markdown cells rendered"
-            assert page.query_selector_all(".jp-MarkdownCell .katex"), "math is not typeset"
-            assert "```{admonition}" not in prose and ":class: dropdown" not in prose, "raw directive"
-            assert solution is not None and solution.evaluate("d => !d.open"), "no closed solution dropdown"
-            assert "{glue:text}" not in prose and "{footcite:p}" not in prose, "raw role markup"
-            # What jupyterlab-myst 2.7.0 shows for the roles it does not know (README, `make lab`).
-            assert "entropy_t1:.2f" in prose, "a glued number no longer shows as its name: update the README"
-        finally:
-            browser.close()
+def expected_roles(notebook: dict) -> tuple[list[tuple[str, str]], list[str], int]:
+    """(role, text the book shows) of every glued number; the roles of the citations; the
+    number of cited works."""
+    values = {}
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                values[name] = output["data"]["application/papermill.record/text/plain"]
+    prose = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    glued = []
+    for role in GLUE.findall(prose):
+        key, spec = role.rsplit(":", 1) if ":" in role else (role, "s")
+        glued.append((role, format_plain_text(values[key], spec)))
+    cites = CITE.findall(prose)
+    works = {key.strip() for keys in cites for key in keys.split(",")}
+    return glued, cites, len(works)
+
+
+READ = """() => {
+    const spans = [...document.querySelectorAll('.jp-MarkdownCell .myst span[data-mmir-role]')];
+    const hidden = (c) => c.querySelector('.jp-InputPlaceholder') !== null
+                          && c.querySelector('.jp-Cell-inputArea') === null;
+    return {
+        cells: document.querySelectorAll('.jp-Notebook .jp-Cell').length,
+        rendered: [...document.querySelectorAll('.jp-MarkdownCell')].filter(c => c.querySelector('.myst')).length,
+        roles: spans.map(s => [s.getAttribute('data-mmir-role'), s.textContent]),
+        prose: [...document.querySelectorAll('.jp-MarkdownCell .myst')].map(m => m.textContent).join('\\n'),
+        katex: document.querySelectorAll('.jp-MarkdownCell .katex').length,
+        references: [...document.querySelectorAll('.jp-MarkdownCell ol.mmir-references')].map(o => o.children.length),
+        openDetails: [...document.querySelectorAll('.jp-MarkdownCell details')].filter(d => d.open).length,
+        details: document.querySelectorAll('.jp-MarkdownCell details').length,
+        foldedInputs: [...document.querySelectorAll('.jp-CodeCell')].filter(hidden).length,
+        foldedOutputs: document.querySelectorAll('.jp-CodeCell .jp-OutputPlaceholder').length,
+    };
+}"""
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[str(n.with_suffix("")) for n in NOTEBOOKS])
+def test_chapter_reads_as_the_book_in_jupyterlab(lab, notebook):
+    page = lab
+    stored = json.loads((ROOT / "notebooks" / notebook).read_text())
+    glued, cites, works = expected_roles(stored)
+    markdown = sum(c["cell_type"] == "markdown" for c in stored["cells"])
+    folded = sum(c["metadata"].get("jupyter", {}).get("source_hidden", False) for c in stored["cells"])
+    page.evaluate("path => window.jupyterapp.commands.execute('docmanager:open', {path})", str(notebook))
+    page.wait_for_function(f"() => document.querySelectorAll('.jp-MarkdownCell .myst').length >= {markdown}",
+                           timeout=120_000)
+    expected_marks = len(glued) + len(cites)
+    page.wait_for_function("n => document.querySelectorAll('.jp-MarkdownCell .myst span[data-mmir-role]').length >= n",
+                           arg=expected_marks, timeout=60_000)
+    seen = page.evaluate(READ)
+    # (JupyterLab marks a notebook it has just opened as changed: close it without saving)
+    page.evaluate("() => { for (const w of [...window.jupyterapp.shell.widgets('main')]) {"
+                  " if (w.context) w.context.model.dirty = false; w.close(); } }")
+    page.wait_for_function("() => document.querySelectorAll('.jp-Notebook').length === 0", timeout=30_000)
+
+    assert seen["cells"] == len(stored["cells"]) and seen["rendered"] == markdown
+    prose = seen["prose"]
+    assert "Unknown Directive" not in prose and "```{" not in prose and ":class: dropdown" not in prose
+    assert "{glue" not in prose and "{footcite" not in prose, "raw role markup"
+    if "$" in "".join("".join(c["source"]) for c in stored["cells"] if c["cell_type"] == "markdown"):
+        assert seen["katex"] > 0, "math is not typeset"
+    # every glued number shows what the book shows, every citation its number
+    shown = [pair for pair in seen["roles"] if pair[0] != "footbibliography"]
+    assert sorted(r for r, _ in shown) == sorted([r for r, _ in glued] + cites)
+    assert sorted(map(tuple, (p for p in shown if p[0] in dict(glued)))) == sorted(glued)
+    assert all(re.fullmatch(r"(\[\d+\])+|.+ \[\d+\](, .+ \[\d+\])*", text) for role, text in shown if role in cites)
+    if works:
+        assert seen["references"] == [works], "the reference list: one entry per cited work"
+    # solutions folded until opened
+    assert seen["openDetails"] == 0
+    assert seen["foldedInputs"] >= folded and seen["foldedOutputs"] >= 0

@@ -119,7 +119,7 @@ def test_live_controls_are_named_and_announce_the_value(lab):
 
 def test_arrow_keys_step_a_focused_control_and_stay_in_the_cell(lab):
     # JupyterLab's command-mode ArrowDown/ArrowUp (move to another cell) must not take the keys
-    # of a focused drop-down (tools/lab_overrides.py, issue 27): the value steps, the cell stays.
+    # of a focused drop-down (tools/lab_setup.py, issue 27): the value steps, the cell stays.
     active_cell = ("() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')]"
                    ".findIndex(c => c.classList.contains('jp-mod-active'))")
     with live_control(lab) as (page, control):
@@ -140,7 +140,7 @@ def test_arrow_keys_step_a_focused_control_and_stay_in_the_cell(lab):
 
 def test_a_run_saved_and_reopened_notebook_shows_its_widget(lab):
     # Run, save, shut the kernel down, reopen: the widget comes back from the state saved with
-    # the notebook (ipywidgets' saveState, tools/lab_overrides.py), not "model not found".
+    # the notebook (ipywidgets' saveState, tools/lab_setup.py), not "model not found".
     # Last in the module: it saves the demo notebook.
     base = lab.split("/lab/")[0]
     with live_control(lab) as (page, control):
