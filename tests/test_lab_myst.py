@@ -4,8 +4,10 @@ jupyterlab-myst renders the markdown as MyST (math typeset, the solutions' admon
 closed dropdowns, no raw fences); the book's own extension (tools/lab-extension,
 installed by tools/lab_setup.py) puts in what jupyterlab-myst does not know: each glued
 number as myst-nb formats it from the notebook's stored glue output, each citation as its
-footnote number ("[3]", or "Author [3]") and each chapter's reference list in place of
-an "Unknown Directive" box. Solutions' code cells are folded, input and output.
+footnote number ("[3]", or "Author [3]"), each chapter's reference list in place of
+an "Unknown Directive" box, and a note on each interactive figure's static preview that
+running the cell makes it live (its controls disabled until then). Solutions' code cells
+are folded, input and output.
 
 One JupyterLab serves copies of all chapters (so that nothing can save over a stored
 notebook), with the notebook's windowing off so that every cell is rendered at once;
@@ -117,6 +119,9 @@ READ = """() => {
         details: document.querySelectorAll('.jp-MarkdownCell details').length,
         foldedInputs: [...document.querySelectorAll('.jp-CodeCell')].filter(hidden).length,
         foldedOutputs: document.querySelectorAll('.jp-CodeCell .jp-OutputPlaceholder').length,
+        previews: [...document.querySelectorAll('.jp-OutputArea figure.mmir-widget')].map(f =>
+            [f.querySelector('.mmir-widget-note')?.textContent || '',
+             [...f.querySelectorAll('input')].every(i => i.disabled)]),
     };
 }"""
 
@@ -153,6 +158,11 @@ def test_chapter_reads_as_the_book_in_jupyterlab(lab, notebook):
     assert all(re.fullmatch(r"(\[\d+\])+|.+ \[\d+\](, .+ \[\d+\])*", text) for role, text in shown if role in cites)
     if works:
         assert seen["references"] == [works], "the reference list: one entry per cited work"
+    # an interactive figure shown before its cell runs says so, its dead controls disabled
+    widgets = sum("mmir-widget" in json.dumps(c.get("outputs", [])) for c in stored["cells"]
+                  if not c["metadata"].get("jupyter", {}).get("outputs_hidden", False))
+    assert len(seen["previews"]) >= widgets and all(
+        note.startswith("A preview: run this cell") and disabled for note, disabled in seen["previews"])
     # solutions folded until opened
     assert seen["openDetails"] == 0
     assert seen["foldedInputs"] >= folded and seen["foldedOutputs"] >= 0

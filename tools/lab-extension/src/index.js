@@ -8,7 +8,10 @@
 //   (./format.js, checked against myst-nb by tests/test_lab_prose.py);
 // * {footcite:p}`key` and {footcite:t}`key`: "[n]" and "Author [n]", numbered in the order
 //   of first citation in the notebook, as the book numbers its footnotes;
-// * {footbibliography}: the numbered list of the notebook's references.
+// * {footbibliography}: the numbered list of the notebook's references;
+// * an interactive figure's static rendering, which JupyterLab shows until the cell is run
+//   (it runs no script of a notebook it does not trust, so its sliders would not move):
+//   the controls disabled, and a note that running the cell makes them live.
 //
 // It reads the markdown sources and the outputs from the notebook's model, and rewrites
 // only the spans jupyterlab-myst rendered for those roles (a bare <span> whose whole text
@@ -118,6 +121,19 @@ function rewrite(root, state, bib) {
   }
 }
 
+const PREVIEW = 'A preview: run this cell to make the controls live.';
+
+function markPreviews(root) {
+  for (const figure of root.querySelectorAll('.jp-OutputArea figure.mmir-widget:not([data-mmir-preview])')) {
+    figure.setAttribute('data-mmir-preview', '');
+    for (const input of figure.querySelectorAll('input')) input.disabled = true;
+    const note = document.createElement('p');
+    note.className = 'mmir-widget-note';
+    note.textContent = PREVIEW;
+    figure.prepend(note);
+  }
+}
+
 function watch(panel) {
   const model = panel.context.model;
   const root = panel.content.node;
@@ -129,6 +145,7 @@ function watch(panel) {
     if (state === null) state = readNotebook(model, bib);
     observer.disconnect();
     rewrite(root, state, bib);
+    markPreviews(root);
     observer.observe(root, { childList: true, subtree: true, characterData: true });
   };
   const schedule = () => {
