@@ -8,6 +8,8 @@ notebooks can show, run and test them:
 * :mod:`mmir_lib.widgets` -- interactive figures that also work in the static book;
 * :mod:`mmir_lib.kmeans` -- k-means (Lloyd, k-means++), used by Part II (codebooks of
   visual words) and Part III (clusters of word vectors);
+* :mod:`mmir_lib.contrastive` -- contrastive losses (InfoNCE, CLIP's symmetric loss),
+  used by Part VI (dense retrieval and images with text);
 * shared by every part: :mod:`mmir_lib.chapter` (:func:`setup_chapter`, the first code
   cell of every chapter), :mod:`mmir_lib.validation` (argument checks),
   :mod:`mmir_lib.listing` (code listings), :mod:`mmir_lib.plotting` (the figures' style)

@@ -22,7 +22,8 @@ among those that are not its own. The loss is InfoNCE (van den Oord et al. 2018)
     L = −(1/B) Σ_i log( exp(q_i · d_i / τ) / Σ_j exp(q_i · d_j / τ) ) ,
 
 j over the B positives and the hard negatives; τ is the temperature. It is the
-cross-entropy of a B-way (or 2B-way) classification whose correct class is i.
+cross-entropy of a B-way (or 2B-way) classification whose correct class is i
+(:func:`mmir_lib.contrastive.info_nce`, shared with VI.3's image-text encoder).
 """
 
 from __future__ import annotations
@@ -35,13 +36,14 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..contrastive import info_nce
 from ..ranking import top_k
 from ..validation import (check_array, check_bool, check_count, check_instance, check_list, check_number,
-                          check_optional, check_probability, check_str, check_str_list, check_tensor)
+                          check_optional, check_probability, check_str, check_str_list)
 from .text import ENGLISH_STOP_WORDS, tokenize
 
 __all__ = ["sentences", "ClozePair", "inverse_cloze_pairs", "Vocabulary", "bag_batch", "glove_init", "BagEncoder",
-           "info_nce", "hard_negatives", "encode", "TrainingSetup", "train_bi_encoder", "dense_run"]
+           "hard_negatives", "encode", "TrainingSetup", "train_bi_encoder", "dense_run"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 
@@ -201,24 +203,6 @@ class BagEncoder(nn.Module):
         mass = torch.zeros(len(offsets)).index_add_(0, torch.repeat_interleave(torch.arange(len(offsets)), lengths),
                                                     weights)
         return nn.functional.normalize(self.linear(total / mass.clamp_min(1e-6)[:, None]), dim=1)
-
-
-def info_nce(queries, documents, temperature: float = 0.1):
-    """InfoNCE with in-batch negatives, written out: (1/B) Σ_i [logsumexp_j s_ij − s_ii],
-    s_ij = q_i · d_j / τ.
-
-    queries : (B, d); documents : (M, d), M >= B, row i the positive of query i, rows
-    B … M − 1 extra negatives (hard negatives) shared by every query.
-    """
-    queries = check_tensor("queries", queries, ndim=2)
-    documents = check_tensor("documents", documents, ndim=2)
-    temperature = check_number("temperature", temperature, low=0, low_open=True)
-    if documents.shape[0] < queries.shape[0] or documents.shape[1] != queries.shape[1]:
-        raise ValueError(f"documents must be (M >= {queries.shape[0]}, {queries.shape[1]}) for queries "
-                         f"{tuple(queries.shape)}, got {tuple(documents.shape)}")
-    scores = queries @ documents.T / temperature
-    positive = scores.diagonal()
-    return (torch.logsumexp(scores, dim=1) - positive).mean()
 
 
 def hard_negatives(index, queries: Sequence[str], sources: Sequence[int], allowed: np.ndarray | None = None) -> np.ndarray:

@@ -5,7 +5,6 @@ speeches of a set of runs and the third judging round's loader."""
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from mmir_lib.ir import collection, dense, dense_experiment, evaluation, fusion
 from mmir_lib.ir.index import InvertedIndex
@@ -36,8 +35,6 @@ CASES = [
     Case(dense.glove_init, dict(vocabulary=VOCAB, words=["ghost", "king"], vectors=np.ones((2, 3)), seed=0),
          accepts={"seed": {"zero"}, "vectors": {"matrix"}}),
     Case(dense.BagEncoder, dict(vectors=VECTORS, idf=VOCAB.idf)),
-    Case(dense.info_nce, dict(queries=torch.eye(3, 4), documents=torch.eye(5, 4), temperature=0.1),
-         accepts={"temperature": _HUGE}),
     Case(dense.hard_negatives, dict(index=INDEX, queries=["king ghost"], sources=[1], allowed=None),
          accepts={"allowed": _OPT}),
     Case(dense.encode, dict(model=MODEL, bags=BAGS, batch_size=2),

@@ -1,15 +1,12 @@
-"""Tests of mmir_lib.ir.dense: inverse-cloze pairs, the bag encoder, InfoNCE (against
-F.cross_entropy), BM25 hard negatives, training and the dense run."""
+"""Tests of mmir_lib.ir.dense: inverse-cloze pairs, the bag encoder, BM25 hard negatives,
+training and the dense run (InfoNCE itself: tests/test_contrastive.py)."""
 
 import numpy as np
 import pytest
 import torch
-import torch.nn.functional as F
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from mmir_lib.ir.dense import (BagEncoder, TrainingSetup, Vocabulary, bag_batch, dense_run, encode, glove_init,
-                               hard_negatives, info_nce, inverse_cloze_pairs, sentences, train_bi_encoder)
+                               hard_negatives, inverse_cloze_pairs, sentences, train_bi_encoder)
 from mmir_lib.ir.index import InvertedIndex
 from mmir_lib.ir.text import ENGLISH_STOP_WORDS, Analyzer
 
@@ -87,35 +84,6 @@ def test_encoder_unit_vectors_and_empty_text():
     assert np.all(out[-1] == 0)  # no known word: the zero vector
     flat, offsets = bag_batch([np.array([1, 2]), np.array([], dtype=np.int64), np.array([3])])
     assert flat.tolist() == [1, 2, 3] and offsets.tolist() == [0, 2, 2]
-
-
-@settings(max_examples=40, deadline=None)
-@given(b=st.integers(1, 6), extra=st.integers(0, 4), tau=st.floats(0.02, 5.0), seed=st.integers(0, 2**16))
-def test_info_nce_equals_cross_entropy(b, extra, tau, seed):
-    g = torch.Generator().manual_seed(seed)
-    q = F.normalize(torch.randn(b, 8, generator=g), dim=1)
-    d = F.normalize(torch.randn(b + extra, 8, generator=g), dim=1)
-    assert torch.allclose(info_nce(q, d, tau), F.cross_entropy(q @ d.T / tau, torch.arange(b)), atol=1e-5)
-
-
-@settings(max_examples=20, deadline=None)
-@given(b=st.integers(2, 8), seed=st.integers(0, 2**16))
-def test_info_nce_falls_as_temperature_sharpens_on_separable_data(b, seed):
-    # each query is nearest its own document: sharper softmax, lower loss, towards 0
-    g = torch.Generator().manual_seed(seed)
-    d = F.normalize(torch.randn(b, 16, generator=g), dim=1)
-    q = F.normalize(d + 0.01 * torch.randn(b, 16, generator=g), dim=1)
-    assert bool(((q @ d.T).argmax(1) == torch.arange(b)).all())
-    losses = [float(info_nce(q, d, tau)) for tau in (2.0, 1.0, 0.5, 0.1, 0.02)]
-    assert all(a > b_ for a, b_ in zip(losses, losses[1:]))
-    assert losses[0] < np.log(b)  # better than a uniform guess even at τ = 2
-
-
-def test_info_nce_bad_shapes():
-    with pytest.raises(ValueError, match="documents"):
-        info_nce(torch.zeros(3, 4), torch.zeros(2, 4))
-    with pytest.raises(ValueError, match="temperature"):
-        info_nce(torch.zeros(3, 4), torch.zeros(3, 4), 0.0)
 
 
 def test_hard_negatives_are_bm25s_best_other_document():
