@@ -36,10 +36,14 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..ann.exact import exact_search
 from ..contrastive import info_nce
 from ..ranking import top_k
+from ..training import evaluating, train
 from ..validation import (check_array, check_bool, check_count, check_instance, check_list, check_number,
                           check_optional, check_probability, check_str, check_str_list)
+from .bm25 import bm25_scores
+from .index import InvertedIndex
 from .text import ENGLISH_STOP_WORDS, tokenize
 
 __all__ = ["sentences", "ClozePair", "inverse_cloze_pairs", "Vocabulary", "bag_batch", "glove_init", "BagEncoder",
@@ -212,8 +216,6 @@ def hard_negatives(index, queries: Sequence[str], sources: Sequence[int], allowe
 
     Returns (len(queries),) int64 document numbers; -1 where no allowed document shares a word.
     """
-    from .bm25 import bm25_scores
-    from .index import InvertedIndex
 
     check_instance("index", index, InvertedIndex)
     queries = check_str_list("queries", queries)
@@ -238,8 +240,6 @@ def hard_negatives(index, queries: Sequence[str], sources: Sequence[int], allowe
 def encode(model: BagEncoder, bags: Sequence[np.ndarray], batch_size: int = 4096) -> np.ndarray:
     """(n, d) float32 unit vectors of n texts (id arrays from :meth:`Vocabulary.bags`), in eval
     mode, ``batch_size`` texts at a time."""
-    from ..training import evaluating
-
     check_instance("model", model, BagEncoder)
     bags = _check_bags("bags", bags, model.vectors.num_embeddings)
     batch_size = check_count("batch_size", batch_size, low=1)
@@ -274,8 +274,6 @@ def train_bi_encoder(model: BagEncoder, queries: Sequence[np.ndarray], contexts:
     """Train ``model`` on pairs (queries[i], contexts[i]) with :func:`info_nce`, in-batch
     negatives plus ``negatives[i]`` when ``setup.hard``; batches are drawn by a generator
     seeded with ``seed``. Returns :class:`mmir_lib.training.History`."""
-    from ..training import train
-
     check_instance("model", model, BagEncoder)
     size = model.vectors.num_embeddings
     queries, contexts = _check_bags("queries", queries, size), _check_bags("contexts", contexts, size)
@@ -308,8 +306,6 @@ def dense_run(document_vectors: np.ndarray, query_vectors: np.ndarray, docnos: S
               qids: Sequence[str], depth: int = 1000) -> dict[str, dict[str, float]]:
     """A TREC run {qid: {docno: q · d}} of the ``depth`` best documents by dot product
     (exact search, :func:`mmir_lib.ann.exact.exact_search`; ties to the smaller document number)."""
-    from ..ann.exact import exact_search
-
     document_vectors = check_array("document_vectors", document_vectors, ndim=2)
     query_vectors = check_array("query_vectors", query_vectors, ndim=2)
     docnos, qids = check_str_list("docnos", docnos, nonempty=True), check_str_list("qids", qids)
