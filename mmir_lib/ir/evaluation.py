@@ -59,6 +59,7 @@ __all__ = [
     "evaluate",
     "f1",
     "geometric_mean",
+    "held_out_scores",
     "interpolated_precision",
     "ndcg",
     "paired_t_test",
@@ -939,3 +940,57 @@ def wilcoxon_test(scores_a: Scores, scores_b: Scores, alternative: str = "two-si
 
     result = scipy.stats.wilcoxon(a, b, alternative=alternative)
     return PairedTest(float(result.statistic), float(result.pvalue), float(d.mean()), len(d))
+
+
+def held_out_scores(topic_scores: Mapping[object, Mapping[str, float]],
+                    folds: Sequence[Sequence[str]]) -> tuple[dict[str, float], list[object]]:
+    """Cross-validation of a setting over topics: every topic scored by a setting chosen
+    without it.
+
+    For each fold, the setting with the highest mean score over the topics of the *other*
+    folds is chosen (means rounded to 1e-9, so that sums in another order cannot change the
+    choice; a tie goes to the first setting in the order of ``topic_scores``) and the fold's
+    own topics get that setting's scores. Nothing about a topic is used to choose the setting
+    it is scored with, so the mean of the result estimates what tuning on unseen topics gives.
+
+    Parameters
+    ----------
+    topic_scores : {setting: {qid: score}}, every setting scoring every topic of ``folds``
+        (for example AP per topic for each point of a parameter grid).
+    folds : disjoint sequences of qids (:func:`mmir_lib.ir.ltr.topic_folds`), at least two.
+
+    Returns
+    -------
+    ({qid: held-out score}, [the setting chosen for each fold]).
+
+    >>> grid = {0.5: {"a": 0.9, "b": 0.1, "c": 0.2}, 1.0: {"a": 0.1, "b": 0.5, "c": 0.6}}
+    >>> held_out_scores(grid, [("a",), ("b",), ("c",)])
+    ({'a': 0.1, 'b': 0.1, 'c': 0.2}, [1.0, 0.5, 0.5])
+    """
+    folds, topics = _check_cross_validation(topic_scores, folds)
+    held_out, chosen = {}, []
+    for fold in folds:
+        others = [q for q in topics if q not in fold]
+        setting = max(topic_scores, key=lambda s: round(float(np.mean([topic_scores[s][q] for q in others])), 9))
+        chosen.append(setting)
+        held_out.update({q: topic_scores[setting][q] for q in fold})
+    return held_out, chosen
+
+
+def _check_cross_validation(topic_scores: object, folds: object) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The folds as tuples and all their topics, after checking :func:`held_out_scores`' arguments."""
+    if not isinstance(topic_scores, Mapping) or not topic_scores:
+        raise TypeError(f"topic_scores must be a non-empty {{setting: {{qid: score}}}} mapping, got "
+                        f"{describe(topic_scores)}")
+    if isinstance(folds, (str, bytes)) or not isinstance(folds, Sequence) or len(folds) < 2:
+        raise ValueError(f"folds must be a sequence of at least two folds of qids, got {describe(folds)}")
+    folds = [tuple(fold) for fold in folds]
+    topics = [q for fold in folds for q in fold]
+    if any(not fold for fold in folds) or len(set(topics)) != len(topics):
+        raise ValueError("folds must be non-empty and disjoint: each topic in exactly one fold")
+    for setting, scores in topic_scores.items():
+        if not isinstance(scores, Mapping) or set(topics) - set(scores):
+            missing = sorted(set(topics) - set(scores), key=str)[:3] if isinstance(scores, Mapping) else topics[:3]
+            raise ValueError(f"topic_scores[{setting!r}] must score every topic of folds; missing {missing}")
+        _check_values(f"topic_scores[{setting!r}]", [scores[q] for q in topics])
+    return folds, topics

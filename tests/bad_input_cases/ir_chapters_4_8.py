@@ -119,6 +119,8 @@ CASES = [
     Case(evaluation.geometric_mean, dict(values=[0.5, 0.25], floor=1e-5)),
     *[Case(f, dict(scores_a=[0.5, 0.4, 0.9, 0.2], scores_b=[0.3, 0.3, 0.6, 0.25], alternative="greater"))
       for f in (evaluation.paired_t_test, evaluation.wilcoxon_test)],
+    Case(evaluation.held_out_scores, dict(topic_scores={0.5: {"q1": 0.2, "q2": 0.4}, 1.0: {"q1": 0.3, "q2": 0.1}},
+                                          folds=[("q1",), ("q2",)])),
     # ---- collection ----------------------------------------------------------------------------
     Case(collection.description_query, dict(topic=TOPIC)),
     Case(collection.make_run, dict(index=INDEX, docnos=DOCNOS, queries=QUERIES, scorer=_scorer, depth=3,

@@ -6,6 +6,7 @@ import scipy.stats
 from hypothesis import assume, given, settings, strategies as st
 
 from mmir_lib.ir.evaluation import (
+    held_out_scores,
     CUTOFFS, MEASURES, RECALL_LEVELS, aggregate, arithmetic_mean, average_precision, dcg, evaluate, f1,
     geometric_mean, interpolated_precision, ndcg, paired_t_test, precision, precision_at_k,
     precision_recall_curve, r_precision, rank_biased_precision, recall, recall_at_k, reciprocal_rank,
@@ -440,3 +441,49 @@ def test_wilcoxon_bad_input():
     with pytest.raises(ValueError, match="alternative must be"):
         wilcoxon_test(A, B, alternative="bigger")
 
+
+# ---- cross-validation of a setting over topics (I.3) ------------------------------------
+
+def test_held_out_scores_never_choose_with_the_scored_topic():
+    # setting "x" is best on topic a alone and worst elsewhere: a's own fold must not pick it
+    grid = {"x": {"a": 1.0, "b": 0.0, "c": 0.0, "d": 0.0}, "y": {"a": 0.2, "b": 0.5, "c": 0.5, "d": 0.5}}
+    held_out, chosen = held_out_scores(grid, [("a", "b"), ("c", "d")])
+    # fold (a, b) is scored by y, chosen on c and d, although x is better on a and b themselves
+    # (0.5 against 0.35); fold (c, d) by x, chosen on a and b, although x scores 0 on c and d
+    assert chosen == ["y", "x"] and held_out == {"a": 0.2, "b": 0.5, "c": 0.0, "d": 0.0}
+
+
+def test_held_out_scores_break_ties_by_grid_order_after_rounding():
+    grid = {1: {"a": 0.3, "b": 0.1 + 0.2}, 2: {"a": 0.1 + 0.2, "b": 0.3}}  # equal up to rounding
+    assert held_out_scores(grid, [("a",), ("b",)])[1] == [1, 1]
+    assert held_out_scores(dict(reversed(grid.items())), [("a",), ("b",)])[1] == [2, 2]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 6), st.integers(1, 5), st.integers(0, 2**31 - 1))
+def test_held_out_scores_match_a_direct_loop(n_folds, n_settings, seed):
+    rng = np.random.default_rng(seed)
+    topics = [f"q{i}" for i in range(n_folds * 3)]
+    grid = {s: {q: float(rng.integers(0, 4)) / 4 for q in topics} for s in range(n_settings)}
+    folds = [tuple(topics[i::n_folds]) for i in range(n_folds)]
+    held_out, chosen = held_out_scores(grid, folds)
+    assert sorted(held_out) == sorted(topics)
+    for fold, setting in zip(folds, chosen):
+        others = [q for q in topics if q not in fold]
+        means = [np.mean([grid[s][q] for q in others]) for s in grid]
+        assert setting == int(np.flatnonzero(np.isclose(means, max(means)))[0])  # the first best
+        assert all(held_out[q] == grid[setting][q] for q in fold)
+    if n_settings == 1:
+        assert held_out == grid[0]
+
+
+@pytest.mark.parametrize("grid, folds, error, words", [
+    ({}, [("a",), ("b",)], TypeError, "topic_scores must be a non-empty"),
+    ({1: {"a": 0.1, "b": 0.2}}, [("a", "b")], ValueError, "at least two folds"),
+    ({1: {"a": 0.1, "b": 0.2}}, [("a",), ("a", "b")], ValueError, "disjoint"),
+    ({1: {"a": 0.1}}, [("a",), ("b",)], ValueError, r"topic_scores\[1\] must score every topic"),
+    ({1: {"a": 0.1, "b": float("nan")}}, [("a",), ("b",)], ValueError, "NaN"),
+])
+def test_held_out_scores_bad_input(grid, folds, error, words):
+    with pytest.raises(error, match=words):
+        held_out_scores(grid, folds)
