@@ -437,6 +437,7 @@ class InteractiveFigure:
             widgets.Dropdown(
                 options=[(label, j) for j, label in enumerate(labels)], value=j0,
                 description=caption, style={"description_width": "initial"},
+                layout={"width": "auto", "max_width": "100%"},
             )
             for caption, labels, j0 in zip(self.captions, self.labels, self.start)
         ]

@@ -32,9 +32,10 @@ if not JUPYTER.exists():
 playwright = pytest.importorskip("playwright.sync_api")
 sync_playwright, PlaywrightTimeout = playwright.sync_playwright, playwright.TimeoutError
 
-CELL = ("from mmir_lib.widgets import interactive, slider\n"
-        "interactive(lambda T: f'<p>T is {T}</p>', T=slider(0.1, 0.5, 0.1, value=0.3, label='temperature T'),\n"
-        "            title='a demo')")
+LONG_OPTION = "a much longer option of a drop-down, which a reader must read whole to choose it"
+CELL = ("from mmir_lib.widgets import choice, interactive, slider\n"
+        "interactive(lambda T, s: f'<p>T is {T}</p>', T=slider(0.1, 0.5, 0.1, value=0.3, label='temperature T'),\n"
+        f"            s=choice(['short', {LONG_OPTION!r}], label='a long list'), title='a demo')")
 
 
 def free_port() -> int:
@@ -115,6 +116,11 @@ def test_live_controls_are_named_and_announce_the_value(lab):
         control.select_option(label="0.5")
         page.wait_for_function("() => document.querySelector('.widget-html-content').innerText === 'T is 0.5'",
                                timeout=30_000)
+        # a long option is shown whole (III.6's options were cut at ipywidgets' default 300 px)
+        fits = page.get_by_role("combobox", name="a long list").evaluate(
+            "s => { const c = document.createElement('canvas').getContext('2d'); c.font = getComputedStyle(s).font;"
+            " return c.measureText([...s.options].at(-1).text).width <= s.clientWidth; }")
+        assert fits, "the drop-down cuts its longest option"
 
 
 def test_arrow_keys_step_a_focused_control_and_stay_in_the_cell(lab):
