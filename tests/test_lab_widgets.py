@@ -1,5 +1,7 @@
 """The live widget in JupyterLab: each control is named by its label, announces its value,
-and keeps the arrow keys when focused (JupyterLab's command mode would move to another cell).
+shows a long option whole, and keeps the arrow keys when focused (JupyterLab's command mode
+would move to another cell); a notebook run, saved and reopened shows its widgets, on a
+demo and on a real chapter (II.4, run whole in Lab).
 
 JupyterLab is started on a free port over a one-cell notebook that shows an
 interactive figure; headless Chromium runs the cell and reads the accessibility tree
@@ -44,18 +46,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("lab")
-    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": CELL}],
-                "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
-                "nbformat": 4, "nbformat_minor": 5}
-    (folder / "demo.ipynb").write_text(json.dumps(notebook))
+@contextlib.contextmanager
+def serve(folder: Path):
+    """JupyterLab on a free local port over ``folder``; yields its base URL."""
     port = free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     server = subprocess.Popen(
         [str(JUPYTER), "lab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-         "--ServerApp.token=test", f"--ServerApp.root_dir={folder}", f"--LabApp.workspaces_dir={folder}"],
+         "--ServerApp.token=test", f"--ServerApp.root_dir={folder}", f"--LabApp.workspaces_dir={folder}",
+         "--LabApp.expose_app_in_browser=True"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(240):
@@ -66,10 +65,21 @@ def lab(tmp_path_factory):
                 time.sleep(0.5)
         else:
             pytest.fail("JupyterLab did not start within 2 minutes")
-        yield f"http://127.0.0.1:{port}/lab/tree/demo.ipynb?token=test"
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lab")
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": CELL}],
+                "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    (folder / "demo.ipynb").write_text(json.dumps(notebook))
+    with serve(folder) as url:
+        yield f"{url}/lab/tree/demo.ipynb?token=test"
 
 
 @contextlib.contextmanager
@@ -167,3 +177,42 @@ def test_a_run_saved_and_reopened_notebook_shows_its_widget(lab):
                                timeout=30_000)
         assert shown_value(control) == "0.2"
         assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()
+
+
+CHAPTER = ROOT / "notebooks" / "vision" / "04-edge-detection.ipynb"  # a chapter with widgets that runs in seconds
+
+
+def test_a_chapter_run_in_lab_steps_by_keyboard_and_reopens_without_errors(tmp_path):
+    # A real chapter, as a reader uses it: Run All, step its first widget with the keyboard,
+    # save, shut the kernel down and reopen: every widget is shown, none "model not found".
+    shutil.copy(CHAPTER, tmp_path / CHAPTER.name)
+    widgets = sum("application/vnd.jupyter.widget-view+json" in json.dumps(c.get("outputs", []))
+                  for c in json.loads(CHAPTER.read_text())["cells"])
+    shown = "document.querySelectorAll('.jp-OutputArea .widget-vbox').length"
+    with serve(tmp_path) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{url}/lab/tree/{CHAPTER.name}?token=test")
+            page.wait_for_selector(".jp-StatusBar-TextItem:has-text('Idle')", timeout=120_000)
+            page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            page.wait_for_function(f"() => {shown} >= {widgets} && document.querySelector("
+                                   "\".jp-Notebook-ExecutionIndicator[data-status='idle']\")", timeout=240_000)
+            control = page.locator(".jp-OutputArea .widget-dropdown select").first
+            view = page.locator(".jp-OutputArea .widget-vbox .widget-html-content").first
+            before = view.inner_html()
+            page.keyboard.press("Escape")
+            control.focus()
+            page.keyboard.press("ArrowDown")
+            page.wait_for_function("([v, b]) => v.innerHTML !== b", arg=[view.element_handle(), before], timeout=30_000)
+            page.keyboard.press("Control+s")
+            page.wait_for_function("() => !document.querySelector('.jp-Document.jp-mod-dirty')", timeout=30_000)
+            for session in json.load(urllib.request.urlopen(f"{url}/api/sessions?token=test", timeout=10)):
+                urllib.request.urlopen(urllib.request.Request(f"{url}/api/sessions/{session['id']}?token=test",
+                                                              method="DELETE"), timeout=30)
+            page.reload()
+            page.wait_for_selector(".jp-StatusBar-TextItem:has-text('Idle')", timeout=120_000)
+            page.wait_for_function(f"() => {shown} >= {widgets}", timeout=60_000)
+            assert "Error displaying widget" not in page.locator(".jp-Notebook").inner_text()
+        finally:
+            browser.close()
