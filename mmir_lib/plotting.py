@@ -27,6 +27,7 @@ to the panel's width.
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 import warnings
 from contextlib import contextmanager
@@ -135,6 +136,17 @@ def _drawn_texts():
         Text.draw = draw
 
 
+# Outside $…$, a short symbol joined by _ to a short index (n_t, L_MLE, Rec_i), or anything
+# raised by ^ ((x / 100)^0.75): matplotlib shows the _ or ^ itself. Longer snake_case names
+# (separable_filter) are code and stay as written.
+_MATH = re.compile(r"(?<!\\)\$.*?(?<!\\)\$")
+_PLAIN_SCRIPT = re.compile(r"(?<![\w\\])[^\W\d_]{1,3}_[^\W_]{1,3}(?!\w)|[\w)\]]\^[\w({.\-−]")
+
+
+def _plain_script(text: str) -> bool:
+    return bool(_PLAIN_SCRIPT.search(_MATH.sub("", text)))
+
+
 def _label(artist) -> str:
     text = " ".join(artist.get_text().split())
     return repr(text if len(text) <= 40 else text[:37] + "...")
@@ -163,6 +175,8 @@ def figure_problems(fig, *, min_panel_px: float = MIN_PANEL_PX) -> list[str]:
     (:func:`_is_panel`) is too small if the shorter side of its box is below
     ``min_panel_px`` CSS px (figure px × 96 / dpi), unless it shows only images, none
     of them shrunk below one screen pixel per image pixel (:func:`_full_resolution`).
+    A text that writes a subscript or superscript as a plain ``_`` or ``^`` outside
+    mathtext (``n_t``, ``(x / 100)^0.75``) is a problem too: the reader sees the symbol.
     """
     from matplotlib.figure import Figure
 
@@ -177,7 +191,8 @@ def figure_problems(fig, *, min_panel_px: float = MIN_PANEL_PX) -> list[str]:
         box = text.get_window_extent(renderer)
         if box.width > 0 and box.height > 0:
             boxes.append((text, box.padded(-_TEXT_MARGIN * text.get_fontsize() * fig.dpi / 72)))
-    problems = []
+    problems = [f"text {_label(text)} writes a subscript or superscript as a plain _ or ^: put it in "
+                f"mathtext ($n_t$, $x^{{0.75}}$)" for text, _ in boxes if _plain_script(text.get_text())]
     if boxes:  # all pairs at once: (n, n) overlaps in x and y
         x0, y0, x1, y1 = np.array([box.extents for _, box in boxes]).T
         dx = np.minimum(x1[:, None], x1[None]) - np.maximum(x0[:, None], x0[None])

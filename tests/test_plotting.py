@@ -203,3 +203,17 @@ def test_the_new_helpers_refuse_bad_input():
     with pytest.raises(TypeError, match="ax must be"):
         wrap_title("an axes", TITLE)
     plt.close("all")
+
+
+@pytest.mark.parametrize("label, plain", [
+    ("P_T[next]", True), ("n_t / N", True), ("L − L_MLE", True), ("(x / 100)^0.75", True), ("β_W = 0.5", True),
+    ("$P_T$[next]", False), ("$n_t / N$ (fraction)", False), ("$(x / 100)^{0.75}$", False),
+    ("separable_filter (m + n)", False), ("bm25_scores", False), ("recall@10", False), (r"\$ and n_t", True),
+])
+def test_a_plain_subscript_or_superscript_is_a_problem(label, plain):
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1], [0, 1])
+    ax.set_xlabel(label)
+    problems = figure_problems(fig)
+    plt.close(fig)
+    assert any("plain _ or ^" in p for p in problems) == plain, problems
