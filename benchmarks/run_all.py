@@ -43,7 +43,10 @@ Runs, in this order,
 16. ``transformer_speed``: V.7's multi-head attention against torch's nn.MultiheadAttention
    (equal to 1e-4 asserted), the transformer's and the LSTM's training speed, and both
    checkpoints' held-out bits per character at the same training time;
-17. ``widget_repaint``: how fast the interactive figures of the built book respond in
+17. ``knn_lm_search``: VI.4's kNN-LM datastore search, IVF-PQ against faiss's IndexIVFPQ
+   with the same centroids and codebooks on the transformer's hidden states (the same
+   neighbour ids asserted on 99% of places);
+18. ``widget_repaint``: how fast the interactive figures of the built book respond in
    headless Chromium (needs ``make book`` first; the section says so when the book is
    not built).
 
@@ -74,6 +77,7 @@ import bm25_latency
 import bm25_throughput
 import conv_speed
 import eval_speed
+import knn_lm_search
 import layer_speed
 import lenet_speed
 import ngram_vs_nltk
@@ -377,6 +381,7 @@ def main() -> str:
                     "its training log, before its learning rate has decayed). Target: the transformer below the "
                     "best n-gram (Kneser-Ney, order and discount tuned on validation) on the test plays.\n\n"
                     + markdown_table(quietly(transformer_speed.main)))
+    sections.append(knn_lm_search.SECTION + markdown_table(quietly(knn_lm_search.main)))
     sections.append(widget_section())
     peak_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # ru_maxrss is in kB on Linux
     header = "\n".join([

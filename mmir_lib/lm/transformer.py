@@ -541,32 +541,50 @@ def held_out_losses(model: CharTransformer, ids: object, start: int, stride: int
     default; ``batch_size`` windows go through the model at once (the result does not
     depend on it). Returns float64 (N,).
     """
+    model, ids, stream, stride, batch_size = _check_stream(model, ids, start, stride, batch_size)
+    losses = np.empty(len(ids))
+    with evaluating(model):
+        for batch in _windows(len(ids), model.config.context, stride, batch_size):
+            width = batch[0][1] - batch[0][0]
+            windows = torch.stack([stream[s:s + width + 1] for s, _, _ in batch])  # (b, W + 1)
+            logits = model(windows[:, :-1])                                        # (b, W, V)
+            nll = F.cross_entropy(logits.transpose(1, 2), windows[:, 1:], reduction="none").double().numpy()
+            for row, (s, end, first) in enumerate(batch):
+                losses[first:end] = nll[row, first - s:]
+    return losses
+
+
+def _check_stream(model, ids, start, stride, batch_size):
+    """The checks of a function that reads a stream as :func:`held_out_losses` does: the
+    model, ids (N,) in its vocabulary, ``start``, ``stride`` and ``batch_size``; returns
+    them with the stream S = [start] + ids as an int64 tensor (N + 1,)."""
     model = check_instance("model", model, CharTransformer)
     vocab, context = model.config.vocab_size, model.config.context
     ids = check_array("ids", ids, ndim=1, kind="int", nonempty=True, low=0, high=vocab - 1)
     start = check_count("start", start, high=vocab - 1)
     stride = check_optional(check_count, "stride", stride, low=1, high=max(1, context - 1))
-    stride = max(1, context // 2) if stride is None else stride
     batch_size = check_count("batch_size", batch_size, low=1, high=100_000)
     stream = torch.from_numpy(np.concatenate([[start], ids]).astype(np.int64))
-    n = len(ids)
+    return model, ids, stream, stride, batch_size
+
+
+def _windows(n: int, context: int, stride: int | None, batch_size: int):
+    """The windows of :func:`held_out_losses` over a stream of n symbols, in batches of
+    ``batch_size``: per window (s, end, first), it reads S[s : s + W] (W = min(T, n)),
+    predicts x_{s+1} … x_end (end = s + W) and scores x_{first+1} … x_end, the symbols
+    no earlier window predicted (indices into ids: ``first:end``; rows ``first − s:`` of
+    its outputs)."""
+    stride = max(1, context // 2) if stride is None else stride
     width = min(context, n)
     starts = list(range(0, n - width + 1, stride))
     if starts[-1] != n - width:
         starts.append(n - width)
-    losses = np.empty(n)
-    scored = 0  # x_1 … x_scored are done
-    with evaluating(model):
-        for first in range(0, len(starts), batch_size):
-            chunk = starts[first:first + batch_size]
-            windows = torch.stack([stream[s:s + width + 1] for s in chunk])       # (b, W + 1)
-            logits = model(windows[:, :-1])                                        # (b, W, V)
-            nll = F.cross_entropy(logits.transpose(1, 2), windows[:, 1:], reduction="none").double().numpy()
-            for row, s in enumerate(chunk):
-                end = s + width                   # this window predicts x_{s+1} … x_end
-                losses[scored:end] = nll[row, width - (end - scored):]
-                scored = end
-    return losses
+    scored, windows = 0, []
+    for s in starts:
+        windows.append((s, s + width, scored))
+        scored = s + width
+    for i in range(0, len(windows), batch_size):
+        yield windows[i:i + batch_size]
 
 
 #: Where ``tools/train_char_transformer.py`` writes the chapter's model (inside the package).
