@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..contrastive import clip_loss
+from ..contrastive import clip_loss, logit_scale
 from ..training import evaluating
 from ..validation import check_array, check_choice, check_count, check_instance, check_number, check_str_list
 from .captions import CANVAS, CaptionVocabulary, draw_batch
@@ -159,7 +159,7 @@ def train_dual_encoder(model: DualEncoder, digits: np.ndarray, labels: np.ndarra
         loss.backward()
         optimizer.step()
         log.losses.append(float(loss.detach()))
-        log.scales.append(float(model.log_scale.detach().clamp(max=math.log(100)).exp()))
+        log.scales.append(float(logit_scale(model.log_scale.detach())))
     log.cpu_seconds = time.process_time() - began
     return log
 
