@@ -26,6 +26,7 @@ const GLUE_ROLE = /\{glue:text\}`([^`]+)`/g;
 const CITE_ROLE = /\{footcite(?::(p|t))?\}`([^`]+)`/g;
 const RECORD = 'application/papermill.record/text/plain';
 const MARK = 'data-mmir-role';
+const READ_DELAY_MS = 300;
 
 let references = null;
 
@@ -155,9 +156,15 @@ function watch(panel) {
     }
   };
   const observer = new MutationObserver(schedule);
+  // contentChanged fires on every keystroke in a cell: re-read the notebook (its whole JSON,
+  // outputs included) only once typing or a run has paused for READ_DELAY_MS
+  let reread = null;
   model.contentChanged.connect(() => {
-    state = null;
-    schedule();
+    clearTimeout(reread);
+    reread = setTimeout(() => {
+      state = null;
+      schedule();
+    }, READ_DELAY_MS);
   });
   panel.disposed.connect(() => observer.disconnect());
   schedule();
