@@ -31,19 +31,24 @@ import importlib.util
 import os
 import random
 import sys
+from pathlib import Path
 
 import numpy as np
 
 from .plotting import use_book_style
-from .validation import check_bool, check_count
+from .validation import check_bool, check_count, check_str
 
-__all__ = ["THREADS", "setup_chapter", "use_deterministic_torch"]
+__all__ = ["THREADS", "TOOLS", "setup_chapter", "use_deterministic_torch", "load_tool"]
 
 #: Threads every chapter computes with, on any machine (1: the same sums in the same
 #: order everywhere; the book's examples are small enough not to need more).
 THREADS = 1
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+#: The repository's scripts: notebook execution, the CPU code-path check, and the
+#: deterministic training scripts of the committed checkpoints.
+TOOLS = Path(__file__).resolve().parents[1] / "tools"
 
 
 def setup_chapter(seed: int = 0) -> np.random.Generator:
@@ -140,3 +145,23 @@ def use_deterministic_torch(mode: bool = True) -> None:
     import torch
 
     torch._C._set_deterministic_algorithms(mode, warn_only=False)
+
+
+def load_tool(name: str):
+    """The repository's script ``tools/<name>.py``, imported as a module.
+
+    A model that trains longer than a chapter may is trained by a deterministic script
+    in :data:`TOOLS`, which also holds the code that loads what it saved; a chapter or a
+    test imports the script to call it, e.g.
+    ``load_tool("train_date_translators").load_date_translators()``. The script's
+    ``main()`` does not run.
+    """
+    name = check_str("name", name)
+    path = TOOLS / f"{name}.py"
+    if os.sep in name or "/" in name or not path.is_file():
+        scripts = ", ".join(sorted(p.stem for p in TOOLS.glob("*.py")))
+        raise ValueError(f"name must name a script of {TOOLS} without its .py ({scripts}), got {name!r}")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -34,16 +34,18 @@ of that epoch (word2vec draws new negative samples each epoch). A batch is whate
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .chapter import THREADS
 from .validation import (check_bool, check_callable, check_count, check_instance, check_number, check_optional,
                          describe)
 
-__all__ = ["TrainingError", "History", "train", "mean_loss", "evaluating"]
+__all__ = ["TrainingError", "History", "train", "mean_loss", "evaluating", "save_atomically"]
 
 
 class TrainingError(RuntimeError):
@@ -252,3 +254,19 @@ def _check_decrease(history: History) -> None:
     if not last < first:
         raise TrainingError(f"the loss did not decrease: mean of the first {what} {first:.6g}, "
                             f"of the last {what} {last:.6g}")
+
+
+def save_atomically(obj: object, path: str | os.PathLike) -> Path:
+    """``torch.save(obj)`` to a temporary file beside ``path``, then rename it to ``path``
+    (making its folder if need be): a training script stopped while writing leaves the
+    previous checkpoint whole. Returns the path."""
+    import torch
+
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise TypeError(f"path must be a file path (str or pathlib.Path), got {describe(path)}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    torch.save(obj, partial)
+    os.replace(partial, path)
+    return path

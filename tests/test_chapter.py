@@ -91,3 +91,14 @@ def test_torch_imported_after_setup_is_configured_as_if_imported_before():
     )
     assert before == after
     assert after.endswith("1 True")
+
+
+def test_load_tool_imports_a_script_without_running_it_and_names_the_scripts_it_knows():
+    from mmir_lib.chapter import TOOLS, load_tool
+
+    script = load_tool("train_date_translators")
+    assert script.__file__ == str(TOOLS / "train_date_translators.py") and callable(script.main)
+    with pytest.raises(ValueError, match=r"name must name a script .*train_detector"):
+        load_tool("train_everything")
+    with pytest.raises(ValueError, match="name"):
+        load_tool("../tools/train_detector")

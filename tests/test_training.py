@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from mmir_lib.chapter import THREADS
-from mmir_lib.training import History, TrainingError, evaluating, mean_loss, train
+from mmir_lib.training import History, TrainingError, evaluating, mean_loss, save_atomically, train
 
 
 def _regression(seed=0, n=64):
@@ -150,3 +150,14 @@ def test_bad_batches_and_losses_are_refused_clearly():
         train(model, lambda m, b: m(b[0]), batches, optimizer)
     with pytest.raises(TypeError, match="optimizer must be an Optimizer"):
         train(model, _mse, batches, "adam")
+
+
+def test_save_atomically_replaces_the_file_whole_and_leaves_no_partial(tmp_path):
+    path = tmp_path / "checkpoints" / "model.pt"
+    assert save_atomically({"step": 1, "weights": torch.ones(3)}, path) == path
+    save_atomically({"step": 2, "weights": torch.zeros(3)}, str(path))
+    loaded = torch.load(path, weights_only=True)
+    assert loaded["step"] == 2 and torch.equal(loaded["weights"], torch.zeros(3))
+    assert sorted(p.name for p in path.parent.iterdir()) == ["model.pt"]
+    with pytest.raises(TypeError, match="path"):
+        save_atomically({}, 3)

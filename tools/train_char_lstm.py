@@ -18,7 +18,6 @@ import math
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from mmir_lib import setup_chapter

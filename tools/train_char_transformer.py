@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 from pathlib import Path
@@ -42,6 +41,7 @@ from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, vocabulary  # noqa: E402
 from mmir_lib.lm.transformer import (CharTransformer, LOG_VALIDATION_CHARS, TransformerConfig,  # noqa: E402
                                      held_out_losses)
 from mmir_lib.nn.optim import warmup_cosine_learning_rate  # noqa: E402
+from mmir_lib.training import save_atomically  # noqa: E402
 
 SEED = 0
 BATCH = 32
@@ -70,15 +70,6 @@ def batch(train: torch.Tensor, step: int, context: int) -> tuple[torch.Tensor, t
 def bits_per_char(model: CharTransformer, ids: np.ndarray) -> float:
     nats = held_out_losses(model, ids, start=vocabulary("character").index[BOUNDARY], batch_size=32)
     return float(nats.mean() / math.log(2))
-
-
-def save_atomically(obj: object, path: Path) -> None:
-    """``torch.save`` to a temporary file beside ``path``, then rename it: a run stopped
-    while writing leaves the previous file whole."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    torch.save(obj, partial)
-    os.replace(partial, path)
 
 
 def save_weights(model: CharTransformer, path: Path, log: list[dict], step: int) -> None:

@@ -44,6 +44,7 @@ from mmir_lib.data import ud_english_ewt  # noqa: E402
 from mmir_lib.lm.crf import (CHECKPOINT, CRFSUITE_CHECKPOINT, CRFSUITE_EPOCHS, NAME_SEEDS, SETTINGS,  # noqa: E402
                              LinearChainCRF, build_feature_index, crfsuite_features, train_crf)
 from mmir_lib.lm.spans import ewt_names  # noqa: E402
+from mmir_lib.training import save_atomically  # noqa: E402
 
 
 def ewt_upos(split: str) -> list:
@@ -101,9 +102,7 @@ def main() -> None:
     compressed.write_bytes(lzma.compress(partial.read_bytes(), preset=9))
     partial.unlink()
     os.replace(compressed, args.crfsuite_out)
-    out_partial = args.out.with_name(args.out.name + ".partial")
-    torch.save(saved, out_partial)
-    os.replace(out_partial, args.out)
+    save_atomically(saved, args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB) and {args.crfsuite_out} "
           f"({args.crfsuite_out.stat().st_size / 1e6:.1f} MB)")
 

@@ -23,7 +23,6 @@ greedy exact match on the test numbers, which the chapter quotes and
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -38,7 +37,7 @@ from mmir_lib.chapter import THREADS, use_deterministic_torch  # noqa: E402
 from mmir_lib.lm.decoding import greedy_search  # noqa: E402
 from mmir_lib.lm.number_words import BOS, EOS, PAD, number_pairs, number_vocabularies  # noqa: E402
 from mmir_lib.lm.seq2seq import Seq2Seq, seq2seq_loss, translation_batches  # noqa: E402
-from mmir_lib.training import train  # noqa: E402
+from mmir_lib.training import save_atomically, train  # noqa: E402
 
 STEPS, BATCH, LEARNING_RATE, CLIP = 40, 64, 0.01, 1.0
 SHAPE = dict(embedding_dim=32, hidden=48, attention_dim=48)
@@ -105,10 +104,7 @@ def main() -> None:
                   f"{log[name]['seconds']:.0f} s", flush=True)
     settings = {"steps": STEPS, "batch": BATCH, "learning_rate": LEARNING_RATE, "clip": CLIP, **SHAPE,
                 "threads": THREADS, "torch": str(torch.__version__)}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    temporary = args.out.with_suffix(".tmp")
-    torch.save({"models": models, "log": log, "settings": settings}, temporary)
-    os.replace(temporary, args.out)
+    save_atomically({"models": models, "log": log, "settings": settings}, args.out)
     print(f"saved {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)")
 
 

@@ -1,7 +1,8 @@
-"""Bad-input cases for the helpers every chapter uses: listings and plotting style."""
+"""Bad-input cases for the helpers every chapter uses: listings, plotting style and the tools/ loader."""
 
 from matplotlib.figure import Figure
 
+from mmir_lib.chapter import load_tool
 from mmir_lib.listing import show_code
 from mmir_lib.plotting import figure_problems, fit_to_column, panel_grid, use_book_style, wrap_title
 from tests.api_fuzz import Case
@@ -23,6 +24,7 @@ CASES = [
     Case(panel_grid, dict(n=3, aspect=1.0, min_px=150, max_cols=2, extra_height=0.5),
          accepts={"max_cols": {"none"}, "extra_height": {"zero"}}),
     Case(wrap_title, dict(ax=Figure(figsize=(4, 3)).add_subplot(), title="a title"), accepts={"title": {"empty", "str"}}),
+    Case(load_tool, dict(name="train_date_translators")),
 ]
 
 EXEMPT = {

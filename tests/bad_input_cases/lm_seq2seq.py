@@ -1,9 +1,11 @@
-"""Bad-input cases for chapter V.5: the number-word task, the encoder-decoder, decoding and BLEU
-(mmir_lib.lm.number_words, seq2seq, decoding, bleu)."""
+"""Bad-input cases for chapter V.5: the number-word and date tasks, the encoder-decoder, decoding
+and BLEU (mmir_lib.lm.number_words, dates, seq2seq, decoding, bleu)."""
+
+import datetime
 
 import numpy as np
 
-from mmir_lib.lm import bleu, decoding, number_words, seq2seq
+from mmir_lib.lm import bleu, dates, decoding, number_words, seq2seq
 from tests.api_fuzz import Case
 
 MODEL = seq2seq.Seq2Seq(9, 8, embedding_dim=4, hidden=5, attention_dim=3)
@@ -17,6 +19,14 @@ CASES = [
          accepts={"tokens": {"empty_list"}}),
     Case(number_words.number_pairs, dict(split="test")),
     Case(number_words.number_vocabularies, {}),
+    Case(dates.write_date, dict(date=datetime.date(2021, 3, 3), style="month day-th, year")),
+    Case(dates.join_date_tokens, dict(tokens=["March", "3", "rd", ",", "2", "0", "2", "1"]),
+         accepts={"tokens": {"empty_list"}}),
+    Case(dates.date_references, dict(date=datetime.date(2021, 3, 3))),
+    Case(dates.date_examples, dict(split="test")),
+    Case(dates.date_vocabularies, {}),
+    Case(dates.expected_exact_match, dict(outputs=[["3", "March", "2", "0", "2", "1"]],
+                                          dates=[datetime.date(2021, 3, 3)])),
     Case(seq2seq.Seq2Seq, dict(source_vocab_size=9, target_vocab_size=8, embedding_dim=4, hidden=5, attention_dim=3,
                                pad=1, bos=2, eos=3, attention=False, seed=0),
          accepts={"seed": {"zero"}, "pad": {"zero"}, "bos": {"zero"}, "eos": {"zero"}, "attention": {"bool"}}),
@@ -45,6 +55,7 @@ CASES = [
 
 EXEMPT = {
     "mmir_lib.lm.number_words.NumberPair": "a record of a number and its two token tuples",
+    "mmir_lib.lm.dates.DateExample": "a record of a date, its source and reference tokens and their style",
     "mmir_lib.lm.decoding.Hypothesis": "a record of a decoded sequence, its log-probability and score",
     "mmir_lib.lm.bleu.BleuScore": "a record of a BLEU score and its parts",
 }

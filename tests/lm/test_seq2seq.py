@@ -82,15 +82,10 @@ def test_without_attention_the_context_is_the_final_states_at_every_step():
 
 def test_the_committed_snapshots_score_what_their_log_says():
     # tools/train_seq2seq_snapshots.py saved them; chapter V.5 quotes their greedy exact match on the test numbers
-    import importlib.util
-    from pathlib import Path
-
+    from mmir_lib.chapter import load_tool
     from mmir_lib.lm.number_words import number_pairs, number_vocabularies
 
-    path = Path(__file__).resolve().parents[2] / "tools" / "train_seq2seq_snapshots.py"
-    spec = importlib.util.spec_from_file_location("train_seq2seq_snapshots", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_tool("train_seq2seq_snapshots")
     models, log, settings = script.load_snapshots()
     assert sorted(models) == sorted([(True, s) for s in script.ATTENTION_SEEDS] + [(False, s) for s in script.FIXED_SEEDS])
     english, french = number_vocabularies()

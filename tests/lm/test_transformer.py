@@ -8,9 +8,7 @@ held_out_losses against a brute-force evaluation, the committed checkpoint's hel
 bits per character (the figure chapter V.7 quotes), and the learning-rate schedule,
 batches and resumption of tools/train_char_transformer.py."""
 
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +17,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mmir_lib.chapter import load_tool
 from mmir_lib.lm.attention import causal_mask, padding_mask
 from mmir_lib.lm.corpus import BOUNDARY, corpus_ids, vocabulary
 from mmir_lib.lm.heldout import held_out_result
@@ -28,7 +27,6 @@ from mmir_lib.lm.transformer import (HELD_OUT_STRIDE, CharTransformer, KVCache, 
                                      load_checkpoint, sinusoidal_positions, training_record)
 
 TOL = 1e-12
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def gap(a, b):
@@ -500,11 +498,7 @@ def test_held_out_losses_refuse_bad_input():
 # ---- the training script ------------------------------------------------------------------------------
 
 def training_script():
-    path = ROOT / "tools" / "train_char_transformer.py"
-    spec = importlib.util.spec_from_file_location("train_char_transformer", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    return script
+    return load_tool("train_char_transformer")
 
 
 def test_learning_rate_warms_up_linearly_then_decays_by_a_cosine():

@@ -1,13 +1,11 @@
 """The canvas data set, target encoding and decoding, the YOLO loss, and the trained
 checkpoint's test mAP that chapter V.3 quotes (mmir_lib.vision.detection)."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
 
+from mmir_lib.chapter import load_tool
 from mmir_lib.vision.boxes import box_iou, mean_average_precision
 from mmir_lib.vision.detection import (DETECTOR_SETTINGS, INK, GridDetector, decode, detect, encode_targets,
                                        detector_training_record, load_detector, make_canvases, yolo_loss)
@@ -100,11 +98,7 @@ def test_checkpoint_reproduces_the_quoted_test_map():
 
 def test_checkpoint_carries_the_training_record_the_chapter_plots():
     record = detector_training_record()
-    path = Path(__file__).resolve().parents[2] / "tools" / "train_detector.py"
-    spec = importlib.util.spec_from_file_location("train_detector", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    phases = script.PHASES
+    phases = load_tool("train_detector").PHASES
     assert record["learning_rates"] == [lr for epochs, lr in phases for _ in range(epochs)]
     losses = record["epoch_losses"]
     assert len(losses) == sum(epochs for epochs, _ in phases) and all(np.isfinite(losses)) and losses[-1] < losses[0] / 3
