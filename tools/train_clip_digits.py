@@ -23,7 +23,6 @@ and ``lenet_digits.pt``. The log goes to standard output.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -36,18 +35,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mmir_lib.data import mnist_5k  # noqa: E402
-from mmir_lib.training import train  # noqa: E402
-from mmir_lib.vision.captions import FORMS, caption, compositions, make_canvases  # noqa: E402
+from mmir_lib.training import save_atomically, train  # noqa: E402
+from mmir_lib.vision.captions import FORMS, caption, captioned_canvases, compositions  # noqa: E402
 from mmir_lib.vision.clip_digits import CHECKPOINTS, SETTINGS, held_out_figures  # noqa: E402
 from mmir_lib.vision.dual_encoder import (TEXT_ENCODERS, embed_images, embed_texts, make_dual_encoder,  # noqa: E402
                                           retrieval_scores, train_dual_encoder)
 from mmir_lib.vision.lenet import LeNet5, predict, shifted_copies  # noqa: E402
-
-
-def save_atomically(obj: object, path: Path) -> None:
-    partial = path.with_name(path.name + ".partial")
-    torch.save(obj, partial)
-    os.replace(partial, path)
 
 
 def half(model: torch.nn.Module) -> dict:
@@ -115,7 +108,7 @@ def main() -> None:
     began = time.process_time()
     train_split = mnist_5k("train")
     s = SETTINGS
-    validation = make_canvases("validation", compositions("seen"), s["validation_per_composition"],
+    validation = captioned_canvases("validation", compositions("seen"), s["validation_per_composition"],
                                seed=s["validation_seed"])
     for text_encoder in TEXT_ENCODERS:
         tuning = {lr: run(text_encoder, lr, s["tuning_seed"], train_split, validation) for lr in s["lr_grid"]}

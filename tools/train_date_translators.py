@@ -34,11 +34,11 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mmir_lib.chapter import THREADS, use_deterministic_torch  # noqa: E402
+from mmir_lib.chapter import THREADS, setup_chapter  # noqa: E402
 from mmir_lib.lm.dates import date_examples, date_vocabularies, expected_exact_match  # noqa: E402
 from mmir_lib.lm.decoding import greedy_search  # noqa: E402
 from mmir_lib.lm.number_words import BOS, EOS, PAD  # noqa: E402
-from mmir_lib.lm.seq2seq import Seq2Seq, seq2seq_loss, translation_batches  # noqa: E402
+from mmir_lib.lm.seq2seq import Seq2Seq, load_models, seq2seq_loss, translation_batches  # noqa: E402
 from mmir_lib.nn.optim import warmup_cosine_learning_rate  # noqa: E402
 from mmir_lib.training import save_atomically, train  # noqa: E402
 
@@ -64,22 +64,16 @@ def greedy_expected_exact(model: Seq2Seq, source, target, examples) -> float:
 def load_date_translators(path: Path = OUT) -> tuple[dict, dict, dict]:
     """The saved models, ``{seed: Seq2Seq}`` in evaluation mode, their logs and the
     settings they were trained with."""
-    saved = torch.load(path, weights_only=True)
     source, target = date_vocabularies()
-    models = {}
-    for key, state in saved["models"].items():
-        model = new_model(source, target, int(key))
-        model.load_state_dict(state)
-        models[int(key)] = model.eval()
-    return models, saved["log"], saved["settings"]
+    models, log, settings = load_models(path, lambda seed: new_model(source, target, int(seed)))
+    return {int(seed): model for seed, model in models.items()}, log, settings
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    torch.set_num_threads(THREADS)
-    use_deterministic_torch(True)
+    setup_chapter()                                     # one thread, deterministic torch, seeded
     source, target = date_vocabularies()
     train_examples, validation = date_examples("train"), date_examples("validation")
     xs = [source.encode(list(e.source)) for e in train_examples]

@@ -33,10 +33,10 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mmir_lib.chapter import THREADS, use_deterministic_torch  # noqa: E402
+from mmir_lib.chapter import THREADS, setup_chapter  # noqa: E402
 from mmir_lib.lm.decoding import greedy_search  # noqa: E402
 from mmir_lib.lm.number_words import BOS, EOS, PAD, number_pairs, number_vocabularies  # noqa: E402
-from mmir_lib.lm.seq2seq import Seq2Seq, seq2seq_loss, translation_batches  # noqa: E402
+from mmir_lib.lm.seq2seq import Seq2Seq, load_models, seq2seq_loss, translation_batches  # noqa: E402
 from mmir_lib.training import save_atomically, train  # noqa: E402
 
 STEPS, BATCH, LEARNING_RATE, CLIP = 40, 64, 0.01, 1.0
@@ -63,23 +63,21 @@ def greedy_exact(model: Seq2Seq, english, french, pairs) -> float:
 def load_snapshots(path: Path = OUT) -> tuple[dict, dict, dict]:
     """The saved models, ``{(attention, seed): Seq2Seq}`` in evaluation mode, their logs
     and the settings they were trained with."""
-    saved = torch.load(path, weights_only=True)
     english, french = number_vocabularies()
-    models = {}
-    for key, state in saved["models"].items():
-        kind, seed = key.split("-")
-        model = new_model(english, french, int(seed), kind == "attention")
-        model.load_state_dict(state)
-        models[kind == "attention", int(seed)] = model.eval()
-    return models, saved["log"], saved["settings"]
+
+    def build(name: str) -> Seq2Seq:          # "attention-1", "fixed-0"
+        kind, seed = name.split("-")
+        return new_model(english, french, int(seed), kind == "attention")
+
+    models, log, settings = load_models(path, build)
+    return {(name.startswith("attention"), int(name.split("-")[1])): m for name, m in models.items()}, log, settings
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
-    torch.set_num_threads(THREADS)
-    use_deterministic_torch(True)
+    setup_chapter()                                     # one thread, deterministic torch, seeded
     english, french = number_vocabularies()
     train_pairs, test_pairs = number_pairs("train"), number_pairs("test")
     sources = [english.encode(list(p.english)) for p in train_pairs]

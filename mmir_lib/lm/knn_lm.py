@@ -43,15 +43,13 @@ The held-out table needs only the probability of the character that came, so
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from ..ann._checks import as_vectors, check_k
 from ..ann.exact import exact_search
 from ..ann.ivfpq import IVFPQ
-from ..training import evaluating
 from ..validation import (check_array, check_choice, check_count, check_instance, check_number,
                           describe)
-from .transformer import HELD_OUT_STRIDE, CharTransformer, _check_stream, _saved_checkpoint, _windows
+from .transformer import HELD_OUT_STRIDE, CharTransformer, checkpoint_config, scored_windows
 
 __all__ = ["KEY_LAYERS", "hidden_states", "check_model", "knn_log_prob", "knn_distribution", "mix_log_probs", "Datastore"]
 
@@ -67,7 +65,7 @@ def check_model(model: object, config: dict | None = None) -> CharTransformer:
     default): keys from another model live in another space, and searching them with
     this model's states finds nothing meaningful."""
     model = check_instance("model", model, CharTransformer)
-    expected = _saved_checkpoint()["config"] if config is None else config
+    expected = checkpoint_config() if config is None else config
     if not isinstance(expected, dict):
         raise TypeError(f"config must be a dict of the model's shape, got {describe(expected)}")
     found = model.config.as_dict()
@@ -92,27 +90,19 @@ def hidden_states(model: object, ids: object, start: int, stride: int | None = H
       last block's LN(a^L), the input of its feed-forward layer, for ``"ffn_input"``;
     * nats (N,) float64: −ln P_LM[x_j | context].
     """
-    model, ids, stream, stride, batch_size = _check_stream(model, ids, start, stride, batch_size)
+    batches = scored_windows(model, ids, start, stride, batch_size)
     layer = check_choice("layer", layer, KEY_LAYERS)
-    context = model.config.context
     keys = np.empty((len(ids), model.config.width), dtype=np.float32)
     nats = np.empty(len(ids))
     captured = []
     source = model.norm if layer == "final" else model.blocks[-1].norm2
     hook = source.register_forward_hook(lambda module, inputs, output: captured.append(output))
     try:
-        with evaluating(model), torch.no_grad():
-            for batch in _windows(len(ids), context, stride, batch_size):
-                width = batch[0][1] - batch[0][0]
-                windows = torch.stack([stream[s:s + width + 1] for s, _, _ in batch])   # (b, W + 1)
-                captured.clear()
-                logits = model(windows[:, :-1])                                          # (b, W, V)
-                states = captured[0].numpy()                                             # (b, W, d)
-                nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), windows[:, 1:],
-                                                        reduction="none").double().numpy()
-                for row, (s, end, first) in enumerate(batch):
-                    keys[first:end] = states[row, first - s:]
-                    nats[first:end] = nll[row, first - s:]
+        for windows, _, window_nats in batches:
+            states = captured.pop().numpy()                                              # (b, W, d)
+            for row, (s, end, first) in enumerate(windows):
+                keys[first:end] = states[row, first - s:]
+                nats[first:end] = window_nats[row, first - s:]
     finally:
         hook.remove()
     return keys, nats

@@ -106,9 +106,12 @@ def word_ngrams(words: object, n: int) -> set[tuple[str, ...]]:
 
 def ngram_overlap(words: object, source_ngrams: object, n: int) -> float:
     """The share of the word n-grams of ``words`` (positions, repeats counted) found in
-    ``source_ngrams`` (a set from :func:`word_ngrams`); NaN if ``words`` has fewer than n."""
+    ``source_ngrams`` (a set from :func:`word_ngrams`). ``words`` must hold at least n
+    words: a shorter text has no n-gram, and no share."""
     words = check_str_list("words", words)
     n = check_count("n", n, low=1)
     source_ngrams = check_instance("source_ngrams", source_ngrams, (set, frozenset))
+    if len(words) < n:
+        raise ValueError(f"words must hold at least n = {n} words to have an n-gram, got {len(words)}")
     grams = [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
-    return float(np.mean([g in source_ngrams for g in grams])) if grams else float("nan")
+    return float(np.mean([g in source_ngrams for g in grams]))

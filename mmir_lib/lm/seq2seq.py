@@ -36,7 +36,8 @@ itself (:mod:`.decoding`, through :meth:`Seq2Seq.start` and :meth:`Seq2Seq.step`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
@@ -44,9 +45,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..training import evaluating
-from ..validation import check_array, check_bool, check_count, check_instance, check_list, check_memory, describe
+from ..validation import (check_array, check_bool, check_callable, check_count, check_instance, check_list,
+                          check_memory, describe)
 
-__all__ = ["Seq2Seq", "pad_batch", "seq2seq_loss", "translation_batches"]
+__all__ = ["Seq2Seq", "pad_batch", "seq2seq_loss", "translation_batches", "load_models"]
 
 
 class Seq2Seq(nn.Module):
@@ -226,3 +228,23 @@ def translation_batches(sources, targets, batch_size: int, *, pad: int = 1, bos:
             yield source, lengths, target_in, target_out
 
     return batches
+
+
+def load_models(path: str | os.PathLike, build: Callable[[str], Seq2Seq]) -> tuple[dict, dict, dict]:
+    """The models a training script saved as ``{"models": {name: state_dict}, "log": …,
+    "settings": …}`` (``tools/train_seq2seq_snapshots.py``, ``tools/train_date_translators.py``):
+    each rebuilt empty by ``build(name)``, its weights loaded, in evaluation mode.
+    Returns ``({name: model}, log, settings)``."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise TypeError(f"path must be a file path (str or pathlib.Path), got {describe(path)}")
+    if not os.path.isfile(path):
+        raise ValueError(f"path must be a file a training script saved; {str(path)!r} does not exist "
+                         f"(its script in tools/ writes it)")
+    build = check_callable("build", build)
+    saved = torch.load(path, weights_only=True)
+    models = {}
+    for name, state in saved["models"].items():
+        model = check_instance(f"build({name!r})", build(name), Seq2Seq)
+        model.load_state_dict(state)
+        models[name] = model.eval()
+    return models, saved["log"], saved["settings"]

@@ -74,7 +74,8 @@ from ..validation import (check_array, check_bool, check_choice, check_count, ch
 from .attention import MAX_LENGTH, merge_heads, scaled_dot_product_attention, split_heads
 
 __all__ = ["TransformerConfig", "CharTransformer", "MultiHeadAttention", "attention_from_torch", "layer_norm",
-           "sinusoidal_positions", "held_out_losses", "load_checkpoint", "training_record", "IMPLEMENTATIONS",
+           "sinusoidal_positions", "held_out_losses", "scored_windows", "load_checkpoint", "checkpoint_config",
+           "training_record", "IMPLEMENTATIONS",
            "KVCache", "CHECKPOINT", "LOG_VALIDATION_CHARS", "HELD_OUT_STRIDE"]
 
 #: How attention is computed: V.6's function written out ("book") or torch's fused kernel ("fused").
@@ -541,17 +542,42 @@ def held_out_losses(model: CharTransformer, ids: object, start: int, stride: int
     default; ``batch_size`` windows go through the model at once (the result does not
     depend on it). Returns float64 (N,).
     """
-    model, ids, stream, stride, batch_size = _check_stream(model, ids, start, stride, batch_size)
+    batches = scored_windows(model, ids, start, stride, batch_size)
     losses = np.empty(len(ids))
+    for windows, _, nats in batches:
+        for row, (s, end, first) in enumerate(windows):
+            losses[first:end] = nats[row, first - s:]
+    return losses
+
+
+def scored_windows(model: CharTransformer, ids: object, start: int, stride: int | None = None,
+                   batch_size: int = 16):
+    """The windows :func:`held_out_losses` reads, run through ``model`` (in evaluation
+    mode, without gradients): an iterator over batches of up to ``batch_size`` windows,
+    each a triple
+
+    * ``windows``: a list of b triples (s, end, first): the window reads S[s : s + W],
+      predicts x_{s+1} … x_end and is the first to predict x_{first+1} … x_end, the
+      symbols ``ids[first:end]``, at its rows ``first − s:``;
+    * ``logits`` (b, W, V), the model's output;
+    * ``nats`` (b, W) float64, −ln P of each next symbol.
+
+    A caller that wants more than the losses (a layer's states, through a forward hook)
+    reads them from here. The arguments are those of :func:`held_out_losses` and are
+    checked at once, before the first window is run.
+    """
+    model, ids, stream, stride, batch_size = _check_stream(model, ids, start, stride, batch_size)
+    return _run_windows(model, stream, _windows(len(ids), model.config.context, stride, batch_size))
+
+
+def _run_windows(model, stream, batches):
     with evaluating(model):
-        for batch in _windows(len(ids), model.config.context, stride, batch_size):
+        for batch in batches:
             width = batch[0][1] - batch[0][0]
             windows = torch.stack([stream[s:s + width + 1] for s, _, _ in batch])  # (b, W + 1)
             logits = model(windows[:, :-1])                                        # (b, W, V)
-            nll = F.cross_entropy(logits.transpose(1, 2), windows[:, 1:], reduction="none").double().numpy()
-            for row, (s, end, first) in enumerate(batch):
-                losses[first:end] = nll[row, first - s:]
-    return losses
+            nats = F.cross_entropy(logits.transpose(1, 2), windows[:, 1:], reduction="none").double().numpy()
+            yield batch, logits, nats
 
 
 def _check_stream(model, ids, start, stride, batch_size):
@@ -612,6 +638,11 @@ def load_checkpoint() -> CharTransformer:
     model = CharTransformer(TransformerConfig(**saved["config"]))
     model.load_state_dict({name: value.float() for name, value in saved["weights"].items()})
     return model.eval()
+
+
+def checkpoint_config() -> dict:
+    """The shape of the checkpoint's model, as ``TransformerConfig.as_dict()`` gives it."""
+    return dict(_saved_checkpoint()["config"])
 
 
 def training_record() -> dict:

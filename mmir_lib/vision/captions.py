@@ -43,7 +43,7 @@ import numpy as np
 from ..validation import check_array, check_bool, check_choice, check_count, check_number, check_str, check_str_list
 
 __all__ = ["CANVAS", "FORMS", "HELD_OUT", "COMPOSITIONS", "digit_word", "caption", "tokenize", "CaptionVocabulary",
-           "CaptionedCanvases", "compositions", "paint", "make_canvases", "draw_batch"]
+           "CaptionedCanvases", "compositions", "paint", "captioned_canvases", "draw_batch"]
 
 #: Height and width of a canvas, in pixels.
 CANVAS = (28, 56)
@@ -211,8 +211,8 @@ def paint(digits: np.ndarray, labels: np.ndarray, chosen: Sequence[tuple[int, in
     return out
 
 
-def make_canvases(split: str, chosen: Sequence[tuple[int, int]], per_composition: int, seed: int = 0,
-                  centre: bool = False) -> CaptionedCanvases:
+def captioned_canvases(split: str, chosen: Sequence[tuple[int, int]], per_composition: int, seed: int = 0,
+                       centre: bool = False) -> CaptionedCanvases:
     """``per_composition`` canvases of every composition in ``chosen``, from the digits of
     ``mnist_5k(split)``, fixed by ``seed`` (:func:`paint`)."""
     from ..data import mnist_5k

@@ -26,7 +26,8 @@ import numpy as np
 import torch
 
 from ..validation import check_array, check_choice, check_count, check_instance
-from .captions import CANVAS, COMPOSITIONS, FORMS, HELD_OUT, CaptionedCanvases, caption, compositions, make_canvases
+from .captions import (CANVAS, COMPOSITIONS, FORMS, HELD_OUT, CaptionedCanvases, caption, captioned_canvases,
+                       compositions)
 from .dual_encoder import TEXT_ENCODERS, DualEncoder, embed_images, embed_texts, make_dual_encoder, retrieval_scores
 
 __all__ = ["SETTINGS", "CHECKPOINTS", "evaluation_sets", "centred_digits", "held_out_figures", "load_dual_encoder",
@@ -44,8 +45,10 @@ def evaluation_sets() -> dict[str, CaptionedCanvases]:
     """The test canvases (test digits only): "seen" (5 per seen composition, 500) and
     "held_out" (10 per held-out pair, 100)."""
     s = SETTINGS
-    return {"seen": make_canvases("test", compositions("seen"), s["test_per_composition"], seed=s["test_seed"]),
-            "held_out": make_canvases("test", list(HELD_OUT), s["held_out_per_composition"], seed=s["held_out_seed"])}
+    return {"seen": captioned_canvases("test", compositions("seen"), s["test_per_composition"],
+                                       seed=s["test_seed"]),
+            "held_out": captioned_canvases("test", list(HELD_OUT), s["held_out_per_composition"],
+                                           seed=s["held_out_seed"])}
 
 
 def centred_digits(digits: np.ndarray) -> np.ndarray:

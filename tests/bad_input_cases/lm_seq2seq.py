@@ -2,16 +2,21 @@
 and BLEU (mmir_lib.lm.number_words, dates, seq2seq, decoding, bleu)."""
 
 import datetime
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
 from mmir_lib.lm import bleu, dates, decoding, number_words, seq2seq
+from mmir_lib.training import save_atomically
 from tests.api_fuzz import Case
 
 MODEL = seq2seq.Seq2Seq(9, 8, embedding_dim=4, hidden=5, attention_dim=3)
 SOURCES = [np.array([4, 5, 6]), np.array([7, 8])]
 BATCH = next(iter(seq2seq.translation_batches(SOURCES, [np.array([4, 5]), np.array([6])], 2)(1)))
 _SCALE = {"huge_int", "huge_float"}
+_SAVED = Path(tempfile.mkdtemp()) / "models.pt"
+save_atomically({"models": {"a": MODEL.state_dict()}, "log": {}, "settings": {}}, _SAVED)
 
 CASES = [
     Case(number_words.tokenize_number_words, dict(text="ninety-nine"), accepts={"text": {"str"}}),
@@ -37,6 +42,10 @@ CASES = [
                                            pad=1, bos=2, eos=3, seed=0),
          accepts={"pad": {"zero"}, "bos": {"zero"}, "eos": {"zero"}, "seed": {"zero"}, "sources": {"ragged"},
                   "targets": {"ragged"}}),
+    Case(seq2seq.load_models, dict(path=_SAVED, build=lambda name: seq2seq.Seq2Seq(9, 8, embedding_dim=4, hidden=5,
+                                                                                  attention_dim=3)),
+         skip={"build": "tested by name in tests/lm/test_seq2seq.py (a callable that "
+                                                  "returns another kind of model)"}),
     Case(decoding.length_normalised, dict(log_prob=-2.0, length=3, alpha=0.7),
          accepts={"log_prob": {"zero", "negative", "negative_float", "huge_int"}, "alpha": {"zero"}}),
     Case(decoding.greedy_search, dict(model=MODEL, state=MODEL.start(SOURCES), max_length=5)),

@@ -10,8 +10,8 @@ RNG = np.random.default_rng(0)
 DIGITS = RNG.random((10, 28, 28))
 LABELS = np.arange(10)
 MODEL = dual_encoder.make_dual_encoder("bag", seed=0)
-SETS = {"seen": captions.make_canvases("test", [(0, 1), (2, -1)], 1, seed=0),
-        "held_out": captions.make_canvases("test", [(0, 3)], 1, seed=0)}
+SETS = {"seen": captions.captioned_canvases("test", [(0, 1), (2, -1)], 1, seed=0),
+        "held_out": captions.captioned_canvases("test", [(0, 3)], 1, seed=0)}
 
 CASES = [
     Case(captions.digit_word, dict(digit=7, form="french", plural=False),
@@ -21,12 +21,12 @@ CASES = [
     Case(captions.CaptionVocabulary, dict()),
     Case(captions.CaptionVocabulary().encode, dict(texts=["a seven", "7 left of 2"])),
     Case(captions.CaptionedCanvases, dict(images=np.zeros((1, 28, 56)), compositions=np.array([[1, 2]])),
-         skip={"images": "a plain record, filled by make_canvases", "compositions": "a plain record"}),
+         skip={"images": "a plain record, filled by captioned_canvases", "compositions": "a plain record"}),
     Case(captions.compositions, dict(which="held_out")),
     Case(captions.paint, dict(digits=DIGITS, labels=LABELS, chosen=[(0, 1)], rng=np.random.default_rng(0),
                               centre=False),
          skip={"rng": "any numpy Generator"}, accepts={"centre": {"bool"}}),
-    Case(captions.make_canvases, dict(split="test", chosen=[(0, 1)], per_composition=1, seed=0, centre=False),
+    Case(captions.captioned_canvases, dict(split="test", chosen=[(0, 1)], per_composition=1, seed=0, centre=False),
          accepts={"seed": {"zero"}, "centre": {"bool"}}),
     Case(captions.draw_batch, dict(digits=DIGITS, labels=LABELS, batch_size=2, seed=[0, 1], single_share=0.0),
          accepts={"single_share": {"zero"}}),

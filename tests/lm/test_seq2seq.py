@@ -1,10 +1,11 @@
 """The encoder-decoder with Bahdanau attention (mmir_lib.lm.seq2seq)."""
 
 import numpy as np
+import pytest
 import torch
 
-from mmir_lib.lm.seq2seq import Seq2Seq, pad_batch, seq2seq_loss, translation_batches
-from mmir_lib.training import train
+from mmir_lib.lm.seq2seq import Seq2Seq, load_models, pad_batch, seq2seq_loss, translation_batches
+from mmir_lib.training import save_atomically, train
 
 
 def model64():
@@ -97,3 +98,17 @@ def test_the_committed_snapshots_score_what_their_log_says():
         exact[attention, seed] = script.greedy_exact(model, english, french, test_pairs)
         assert abs(exact[attention, seed] - log[name]["test_exact"]) <= 0.3   # another CPU may flip a near-tie
     assert max(v for (a, _), v in exact.items() if not a) < min(v for (a, _), v in exact.items() if a)
+
+
+def test_load_models_rebuilds_what_a_script_saved(tmp_path):
+    trained = {name: Seq2Seq(9, 8, embedding_dim=4, hidden=5, attention_dim=3, seed=seed)
+               for seed, name in enumerate(["a", "b"])}
+    path = save_atomically({"models": {n: m.state_dict() for n, m in trained.items()}, "log": {"a": 1},
+                            "settings": {"hidden": 5}}, tmp_path / "models.pt")
+    models, log, settings = load_models(path, lambda name: Seq2Seq(9, 8, embedding_dim=4, hidden=5, attention_dim=3))
+    assert sorted(models) == ["a", "b"] and log == {"a": 1} and settings == {"hidden": 5}
+    for name, model in models.items():
+        assert not model.training
+        assert all(torch.equal(p, q) for p, q in zip(model.parameters(), trained[name].parameters()))
+    with pytest.raises(TypeError, match=r"build\('a'\) must be a Seq2Seq"):
+        load_models(path, lambda name: torch.nn.Linear(2, 2))

@@ -24,7 +24,7 @@ from mmir_lib.lm.heldout import held_out_result
 from mmir_lib.lm.sampling import generate
 from mmir_lib.lm.transformer import (HELD_OUT_STRIDE, CharTransformer, KVCache, MultiHeadAttention,
                                      TransformerConfig, attention_from_torch, held_out_losses, layer_norm,
-                                     load_checkpoint, sinusoidal_positions, training_record)
+                                     load_checkpoint, scored_windows, sinusoidal_positions, training_record)
 
 TOL = 1e-12
 
@@ -474,6 +474,26 @@ def test_held_out_losses_restore_the_mode_and_ignore_dropout():
     ids = np.random.default_rng(0).integers(0, 7, 12)
     first = held_out_losses(model, ids, start=0, stride=3)
     assert model.training and np.array_equal(first, held_out_losses(model, ids, start=0, stride=3))
+
+
+@pytest.mark.parametrize("n, stride, batch_size", [(3, 2, 1), (17, 3, 2), (17, 7, 64), (30, None, 4)])
+def test_scored_windows_score_every_symbol_once_as_held_out_losses_does(n, stride, batch_size):
+    model = tiny_model(3)
+    ids = np.random.default_rng(n).integers(0, 7, n)
+    covered, assembled = np.zeros(n, dtype=int), np.empty(n)
+    for windows, logits, nats in scored_windows(model, ids, start=1, stride=stride, batch_size=batch_size):
+        assert len(windows) <= batch_size and logits.shape[:2] == nats.shape == (len(windows), min(8, n))
+        for row, (s, end, first) in enumerate(windows):
+            assert s <= first < end == s + min(8, n)
+            covered[first:end] += 1
+            assembled[first:end] = nats[row, first - s:]
+    assert (covered == 1).all()
+    assert np.array_equal(assembled, held_out_losses(model, ids, start=1, stride=stride, batch_size=batch_size))
+
+
+def test_scored_windows_check_their_arguments_before_running_a_window():
+    with pytest.raises(ValueError, match="stride must be <= 7"):
+        scored_windows(tiny_model(), np.array([1, 2, 3]), start=0, stride=8)   # no iteration needed
 
 
 def test_held_out_losses_refuse_bad_input():

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from num2words import num2words
 
-from mmir_lib.vision.captions import (CANVAS, COMPOSITIONS, FORMS, HELD_OUT, CaptionVocabulary, caption, compositions,
-                                      digit_word, draw_batch, make_canvases, paint, tokenize)
+from mmir_lib.vision.captions import (CANVAS, COMPOSITIONS, FORMS, HELD_OUT, CaptionVocabulary, caption,
+                                      captioned_canvases, compositions, digit_word, draw_batch, paint, tokenize)
 
 VOCABULARY = CaptionVocabulary()
 digit = st.integers(0, 9)
@@ -73,7 +73,7 @@ def test_canvases_hold_their_digits_where_the_composition_says():
     from mmir_lib.data import mnist_5k
 
     test = mnist_5k("test")
-    canvases = make_canvases("test", [(7, 2), (3, -1)], per_composition=4, seed=0)
+    canvases = captioned_canvases("test", [(7, 2), (3, -1)], per_composition=4, seed=0)
     assert canvases.images.shape == (8, *CANVAS) and canvases.images.dtype == np.float32
     assert canvases.compositions.tolist() == [[7, 2]] * 4 + [[3, -1]] * 4
     assert canvases.captions("digits")[:2] == ["7 left of 2", "7 left of 2"]
@@ -107,8 +107,8 @@ def test_bad_input():
     with pytest.raises(ValueError, match="form"):
         caption((1, 2), "german")
     with pytest.raises(ValueError, match="chosen"):
-        make_canvases("test", [], 1)
+        captioned_canvases("test", [], 1)
     with pytest.raises(ValueError, match="chosen"):
-        make_canvases("test", [(-1, 3)], 1)
+        captioned_canvases("test", [(-1, 3)], 1)
     with pytest.raises(ValueError, match="digit"):
         digit_word(10, "english")

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from mmir_lib.contrastive import clip_loss
 from mmir_lib.data import mnist_5k
-from mmir_lib.vision.captions import caption, compositions, make_canvases
+from mmir_lib.vision.captions import caption, captioned_canvases, compositions
 from mmir_lib.vision.dual_encoder import (embed_images, embed_texts, make_dual_encoder, retrieval_scores,
                                           train_dual_encoder)
 
@@ -45,7 +45,7 @@ def test_bag_of_words_is_blind_to_order_and_the_gru_is_not():
 
 def test_the_image_encoder_sees_left_from_right():
     model = make_dual_encoder("gru", seed=0)
-    canvases = make_canvases("test", [(7, 2)], 1, seed=0).images
+    canvases = captioned_canvases("test", [(7, 2)], 1, seed=0).images
     mirrored = np.concatenate([canvases[:, :, 28:], canvases[:, :, :28]], axis=2)   # the halves swapped
     x, y = embed_images(model, np.concatenate([canvases, mirrored]))
     assert np.abs(x - y).max() > 1e-3
@@ -100,7 +100,7 @@ def test_a_short_run_learns_and_is_repeatable():
     assert np.mean(logs[0].losses[-10:]) < np.mean(logs[0].losses[:10]) - 0.5
     assert len(logs[0].scales) == 60 and logs[0].cpu_seconds > 0
     # better than chance (1 in 100) at finding a seen composition's canvases
-    val = make_canvases("validation", compositions("seen"), 2, seed=1)
+    val = captioned_canvases("validation", compositions("seen"), 2, seed=1)
     texts = embed_texts(model, [caption(c, "digits") for c in compositions("seen")])
     relevant = (np.array(compositions("seen"))[:, None] == val.compositions[None]).all(axis=2)
     assert retrieval_scores(texts @ embed_images(model, val.images).T, relevant)["R@5"] > 0.1
