@@ -306,7 +306,8 @@ def layer_section(rows: list[dict], floor: dict[str, float]) -> str:
         "",
         "Layer norm (the transformer's), average and max pooling and the convolution's backward pass (V.1), "
         "float64, one thread, the same inputs; processor time, the best of 20 calls, the two libraries taking "
-        "turns; results equal to 1e-12 (asserted). The backward pass computes ∂x by col2im.",
+        "turns; results equal to 1e-12 relative to torch's largest magnitude (asserted). The backward pass "
+        "computes ∂x by col2im.",
         "",
         markdown_table(rows),
         "",

@@ -60,11 +60,13 @@ def _recall(found: np.ndarray, truth: np.ndarray) -> float:
 
 
 def _row(method, setting, ours_s, theirs_s, ours_recall, theirs_recall, target=None):
+    """One table row; a recall of NaN (a row that times work without a ranking) shows as "–"."""
     ratio = ours_s / theirs_s
     met = "" if target is None else ("met" if ratio <= target else "**not met**")
+    recall = {name: "–" if np.isnan(value) else f"{value:.3f}"
+              for name, value in (("recall@10 mmir_lib", ours_recall), ("recall@10 faiss", theirs_recall))}
     return {"method": method, "setting": setting, "mmir_lib (s)": f"{ours_s:.3f}", "faiss (s)": f"{theirs_s:.3f}",
-            "ratio": f"{ratio:.2f}×", "recall@10 mmir_lib": f"{ours_recall:.3f}",
-            "recall@10 faiss": f"{theirs_recall:.3f}", "target": "" if target is None else f"≤ {target:g}× {met}"}
+            "ratio": f"{ratio:.2f}×", **recall, "target": "" if target is None else f"≤ {target:g}× {met}"}
 
 
 def adc_floor(index: PQIndex, queries: np.ndarray) -> None:
