@@ -1,9 +1,9 @@
 """V.2's LeNet-5 training run beside scikit-learn's flat classifiers on the same digits (`make bench`).
 
-The chapter's run: LeNet-5 (modern variant, mmir_lib.vision.lenet) trained by
-``mmir_lib.training.train`` on the 3,500 training digits of ``mnist_5k``, ten epochs of
-Adam (step 2e-3, divided by 10 after epoch 7) on batches of 32 fresh shifted copies
-(at most 2 pixels), float32, one thread; then its accuracy on the 1,000 test digits.
+The chapter's run: LeNet-5 (modern variant) trained by ``mmir_lib.vision.lenet.train_lenet``
+on the 3,500 training digits of ``mnist_5k`` (the chapter's recipe, ``lenet.RECIPE``: ten
+epochs of Adam, step 2e-3 divided by 10 after epoch 7, batches of 32 fresh copies shifted
+by at most 2 pixels), float32, one thread; then its accuracy on the 1,000 test digits.
 Beside it, on the same split and thread count, scikit-learn's softmax regression
 (LogisticRegression, C = 0.05, 200 iterations) and MLPClassifier (784-100-10, L2 1e-3,
 30 epochs of Adam). Timed: the training only (wall clock, one run each: a training run
@@ -16,39 +16,15 @@ import warnings
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 from threadpoolctl import threadpool_limits
 
 from mmir_lib.data import mnist_5k
-from mmir_lib.training import train
-from mmir_lib.vision.lenet import LeNet5, predict, shifted_copies
+from mmir_lib.vision.lenet import RECIPE, predict, train_lenet
 
-EPOCHS, BATCH, STEP, DECAY_AFTER = 10, 32, 2e-3, 7
 TARGET = 0.97
-
-
-def train_lenet(images: np.ndarray, labels: np.ndarray) -> tuple[LeNet5, float]:
-    """The chapter's LeNet-5 run; returns the model and the seconds spent in training steps."""
-    torch.manual_seed(0)
-    model = LeNet5()
-    optimizer = torch.optim.Adam(model.parameters(), lr=STEP)
-    labels_t = torch.from_numpy(labels)
-
-    def loss_fn(model, batch):
-        return F.cross_entropy(model(batch[0]), batch[1])
-
-    seconds = 0.0
-    for epoch in range(1, EPOCHS + 1):
-        for group in optimizer.param_groups:
-            group["lr"] = STEP if epoch <= DECAY_AFTER else STEP / 10
-        shifted = torch.from_numpy(shifted_copies(images, max_shift=2, seed=epoch))
-        order = torch.randperm(len(labels_t), generator=torch.Generator().manual_seed(epoch))
-        batches = [(shifted[order[i:i + BATCH]], labels_t[order[i:i + BATCH]]) for i in range(0, len(order), BATCH)]
-        seconds += sum(train(model, loss_fn, batches, optimizer, epochs=1, seed=epoch).epoch_seconds)
-    return model, seconds
 
 
 def main() -> list[dict[str, str]]:
@@ -69,10 +45,11 @@ def main() -> list[dict[str, str]]:
             seconds = time.perf_counter() - began
             rows.append({"model": name, "training (s)": f"{seconds:.1f}",
                          "test accuracy": f"{model.score(flat['test'], labels['test']):.1%}"})
-        model, seconds = train_lenet(images["train"], labels["train"])
+        model, histories = train_lenet(images["train"], labels["train"])      # the chapter's recipe
+        seconds = sum(sum(h.epoch_seconds) for h in histories)                 # training steps only
         accuracy = float((predict(model, images["test"]) == labels["test"]).mean())
         assert accuracy >= TARGET, accuracy
-        rows.append({"model": f"LeNet-5 (torch float32, {EPOCHS} epochs)", "training (s)": f"{seconds:.1f}",
+        rows.append({"model": f"LeNet-5 (torch float32, {RECIPE['epochs']} epochs)", "training (s)": f"{seconds:.1f}",
                      "test accuracy": f"{accuracy:.1%}"})
     return rows
 

@@ -26,6 +26,8 @@ Besides the model:
 
 * :func:`shifted_copies` -- every image moved by a random whole-pixel shift of at most
   ``max_shift`` (zeros come in at the border): cheap data augmentation for digits;
+* :func:`shifted_batches` and :func:`train_lenet` -- chapter V.2's training recipe
+  (:data:`RECIPE`), which VI.3's script and ``make bench`` run too;
 * :func:`predict` -- the class of largest score for each image, in eval mode;
 * :func:`confusion_matrix` -- counts C[i, j] of images of class i predicted as j;
 * :func:`feature_maps` and :func:`conv_filters` -- the output of every convolution layer
@@ -34,15 +36,25 @@ Besides the model:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import MappingProxyType
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..training import evaluating
-from ..validation import check_array, check_count, check_instance, check_memory
+from ..training import History, evaluating, train
+from ..validation import (check_array, check_callable, check_count, check_instance, check_list, check_memory,
+                          check_number, check_optional, describe)
 
-__all__ = ["LeNet5", "shifted_copies", "predict", "confusion_matrix", "feature_maps", "conv_filters"]
+__all__ = ["LeNet5", "RECIPE", "shifted_copies", "shifted_batches", "train_lenet", "predict", "confusion_matrix",
+           "feature_maps", "conv_filters"]
+
+#: Chapter V.2's training recipe: Adam at ``lr`` for ``epochs`` epochs, the step divided by
+#: 10 after epoch ``decay_after``, on batches of ``batch_size`` fresh copies shifted by up
+#: to ``max_shift`` pixels.
+RECIPE = MappingProxyType({"epochs": 10, "lr": 2e-3, "decay_after": 7, "batch_size": 32, "max_shift": 2})
 
 
 class LeNet5(nn.Module):
@@ -112,6 +124,89 @@ def shifted_copies(images: object, max_shift: int = 2, seed: int = 0) -> np.ndar
     moved = np.moveaxis(padded, (-2, -1), (1, 2))               # (N, H + 2m, W + 2m, ...)
     out = moved[np.arange(n)[:, None, None], rows[:, :, None], cols[:, None, :]]
     return np.ascontiguousarray(np.moveaxis(out, (1, 2), (-2, -1)))
+
+
+def shifted_batches(images: object, labels: object, epoch: int, batch_size: int = RECIPE["batch_size"],
+                    max_shift: int = RECIPE["max_shift"]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """One epoch of training batches: a fresh copy of every image (N, 1, 28, 28), shifted
+    by up to ``max_shift`` pixels (:func:`shifted_copies`, seeded by ``epoch``), in a new
+    order (``torch.randperm``, seeded by ``epoch``), cut into batches of ``batch_size``:
+    (images (b, 1, 28, 28) float32, labels (b,) int64) tensors."""
+    images, labels = _check_labelled(images, labels)
+    epoch = check_count("epoch", epoch, high=2**63 - 1)
+    batch_size = check_count("batch_size", batch_size, low=1, high=10**9)
+    max_shift = check_count("max_shift", max_shift, high=min(images.shape[-2:]) - 1)
+    return _shifted_batches(images, labels, epoch, batch_size, max_shift)
+
+
+def _check_labelled(images: object, labels: object) -> tuple[np.ndarray, np.ndarray]:
+    images = _check_images("images", images)
+    labels = check_array("labels", labels, ndim=1, kind="int", low=0)
+    if len(labels) != len(images):
+        raise ValueError(f"labels must have one label per image ({len(images)}), got {len(labels)}")
+    return images, labels
+
+
+def _shifted_batches(images, labels, epoch, batch_size, max_shift):
+    moved = torch.from_numpy(shifted_copies(images, max_shift=max_shift, seed=epoch))
+    targets = torch.from_numpy(labels.astype(np.int64))
+    order = torch.randperm(len(targets), generator=torch.Generator().manual_seed(epoch))
+    return [(moved[order[i:i + batch_size]], targets[order[i:i + batch_size]])
+            for i in range(0, len(order), batch_size)]
+
+
+def _check_validation(validation: object) -> list:
+    """Validation batches as :func:`shifted_batches` makes them: (images (b, 1, 28, 28)
+    float32, labels (b,) int64) tensor pairs."""
+    batches = check_list("validation", validation, tuple, nonempty=True)
+    for i, batch in enumerate(batches):
+        images, labels = batch if len(batch) == 2 else (None, None)
+        if not (isinstance(images, torch.Tensor) and isinstance(labels, torch.Tensor)
+                and images.dtype == torch.float32 and tuple(images.shape[1:]) == (1, 28, 28)
+                and labels.dtype == torch.int64 and labels.shape == images.shape[:1]):
+            raise ValueError(f"validation[{i}] must be a pair (images (b, 1, 28, 28) float32, labels (b,) int64) "
+                             f"of tensors, got {describe(batch)}")
+    return batches
+
+
+def _cross_entropy(model, batch) -> torch.Tensor:
+    images, labels = batch
+    return F.cross_entropy(model(images), labels)
+
+
+def train_lenet(images: object, labels: object, epochs: int = RECIPE["epochs"], *, lr: float = RECIPE["lr"],
+                decay_after: int = RECIPE["decay_after"], batch_size: int = RECIPE["batch_size"],
+                validation=None, after_epoch: Callable | None = None) -> tuple[LeNet5, list[History]]:
+    """Chapter V.2's recipe: a LeNet-5 drawn after ``torch.manual_seed(0)``, trained by
+    Adam on softmax cross-entropy, one epoch at a time through
+    :func:`mmir_lib.training.train` (seeded by the epoch) on :func:`shifted_batches`,
+    at step ``lr`` for epochs 1 … ``decay_after`` and ``lr`` / 10 after. ``validation``
+    (optional batches) is scored after every epoch; ``after_epoch(model, history)`` is
+    called after every epoch. Returns the model and the :class:`~mmir_lib.training.History`
+    of each epoch."""
+    images, labels = _check_labelled(images, labels)
+    if images.shape[1:] != (1, 28, 28):
+        raise ValueError(f"images must have shape (N, 1, 28, 28) for LeNet-5, got {images.shape}")
+    epochs = check_count("epochs", epochs, low=1, high=10_000)
+    lr = check_number("lr", lr, low=0.0, high=10.0)
+    if lr == 0:
+        raise ValueError("lr must be > 0, got 0")
+    decay_after = check_count("decay_after", decay_after)
+    batch_size = check_count("batch_size", batch_size, low=1, high=10**9)
+    after_epoch = check_optional(check_callable, "after_epoch", after_epoch)
+    validation = None if validation is None else _check_validation(validation)
+    torch.manual_seed(0)
+    model = LeNet5()
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    histories = []
+    for epoch in range(1, epochs + 1):
+        for group in optimizer.param_groups:
+            group["lr"] = lr if epoch <= decay_after else lr / 10
+        batches = _shifted_batches(images, labels, epoch, batch_size, RECIPE["max_shift"])
+        histories.append(train(model, _cross_entropy, batches, optimizer, validation=validation, seed=epoch))
+        if after_epoch is not None:
+            after_epoch(model, histories[-1])
+    return model, histories
 
 
 def predict(model, images: object, batch_size: int = 1000) -> np.ndarray:

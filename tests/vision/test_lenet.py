@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 from sklearn.metrics import confusion_matrix as sklearn_confusion_matrix
 
 from mmir_lib.vision.conv import conv2d
-from mmir_lib.vision.lenet import LeNet5, confusion_matrix, conv_filters, feature_maps, predict, shifted_copies
+from mmir_lib.training import train
+from mmir_lib.vision.lenet import (LeNet5, confusion_matrix, conv_filters, feature_maps, predict, shifted_batches,
+                                   shifted_copies, train_lenet)
 
 
 def _images(n=3, c=1, seed=0):
@@ -98,6 +100,41 @@ def test_shift_zero_is_the_identity_and_shifts_are_spread():
     out = shifted_copies(images, max_shift=2, seed=5)
     changed = sum(not np.array_equal(a, b) for a, b in zip(images, out))
     assert changed > 150                     # 24 of the 25 shifts move the image
+
+
+def test_shifted_batches_cover_every_digit_once_shifted_as_shifted_copies_with_the_epoch_seed():
+    images = np.random.default_rng(0).random((10, 1, 28, 28)).astype(np.float32)
+    labels = np.arange(10)
+    batches = shifted_batches(images, labels, epoch=3, batch_size=4)
+    assert [len(b[1]) for b in batches] == [4, 4, 2]
+    order = torch.cat([b[1] for b in batches]).numpy()
+    assert sorted(order) == list(range(10))                         # a permutation: labels are the indices here
+    moved = shifted_copies(images, max_shift=2, seed=3)
+    assert np.array_equal(torch.cat([b[0] for b in batches]).numpy(), moved[order])
+    again = shifted_batches(images, labels, epoch=3, batch_size=4)
+    assert all(torch.equal(a[0], b[0]) and torch.equal(a[1], b[1]) for a, b in zip(batches, again))
+    with pytest.raises(ValueError, match="labels must have one label per image"):
+        shifted_batches(images, labels[:9], epoch=1)
+
+
+def test_train_lenet_is_the_recipe_written_out():
+    images = np.random.default_rng(1).random((40, 1, 28, 28)).astype(np.float32)
+    labels = np.arange(40) % 10
+    seen = []
+    model, histories = train_lenet(images, labels, 3, lr=1e-3, decay_after=2, batch_size=16,
+                                   after_epoch=lambda m, h: seen.append(len(h.step_losses)))
+    assert seen == [3, 3, 3] and [len(h.epoch_losses) for h in histories] == [1, 1, 1]
+    torch.manual_seed(0)
+    expected = LeNet5()
+    optimizer = torch.optim.Adam(expected.parameters(), lr=1e-3)
+    for epoch in (1, 2, 3):
+        for group in optimizer.param_groups:
+            group["lr"] = 1e-3 if epoch <= 2 else 1e-4
+        train(expected, lambda m, b: torch.nn.functional.cross_entropy(m(b[0]), b[1]),
+              shifted_batches(images, labels, epoch, 16), optimizer, seed=epoch)
+    assert all(torch.equal(p, q) for p, q in zip(model.parameters(), expected.parameters()))
+    with pytest.raises(ValueError, match="lr must be > 0"):
+        train_lenet(images, labels, 1, lr=0.0)
 
 
 @settings(max_examples=40, deadline=None)
