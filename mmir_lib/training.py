@@ -43,7 +43,7 @@ from pathlib import Path
 
 from .chapter import THREADS
 from .validation import (check_bool, check_callable, check_count, check_instance, check_number, check_optional,
-                         describe)
+                         check_path, describe)
 
 __all__ = ["TrainingError", "History", "train", "mean_loss", "evaluating", "save_atomically"]
 
@@ -262,9 +262,7 @@ def save_atomically(obj: object, path: str | os.PathLike) -> Path:
     previous checkpoint whole. Returns the path."""
     import torch
 
-    if not isinstance(path, (str, os.PathLike)) or not str(path):
-        raise TypeError(f"path must be a file path (str or pathlib.Path), got {describe(path)}")
-    path = Path(path)
+    path = check_path("path", path)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     torch.save(obj, partial)

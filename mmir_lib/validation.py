@@ -37,13 +37,15 @@ TypeError: k1 must be a real number, got str '1.2'
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from numbers import Integral, Real
+from pathlib import Path
 
 import numpy as np
 
 __all__ = [
-    "check_number", "check_count", "check_probability", "check_bool", "check_str", "check_choice",
+    "check_number", "check_count", "check_probability", "check_bool", "check_str", "check_path", "check_choice",
     "check_callable", "check_array", "check_same_length", "check_broadcast", "check_list", "check_str_list",
     "check_mapping", "check_distribution", "check_tensor",
     "check_instance", "check_optional", "check_memory", "describe",
@@ -124,6 +126,17 @@ def check_str(name: str, value: object, *, allow_empty: bool = False) -> str:
     if not allow_empty and not value.strip():
         raise ValueError(f"{name} must not be empty")
     return value
+
+
+def check_path(name: str, value: object, *, exists: bool = False) -> Path:
+    """A file path (str or os.PathLike, not empty) as a :class:`pathlib.Path`; with
+    ``exists``, one that names an existing file."""
+    if not isinstance(value, (str, os.PathLike)) or not str(value):
+        raise TypeError(f"{name} must be a file path (str or pathlib.Path), got {describe(value)}")
+    path = Path(value)
+    if exists and not path.is_file():
+        raise ValueError(f"{name} must name an existing file; {str(path)!r} does not exist")
+    return path
 
 
 def check_choice(name: str, value: object, choices: Iterable) -> object:

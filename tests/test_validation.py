@@ -12,7 +12,8 @@ from hypothesis import given, strategies as st
 
 from mmir_lib.validation import (MAX_INT, check_array, check_bool, check_broadcast, check_callable, check_choice,
                                  check_count, check_distribution, check_instance, check_mapping, check_number, check_optional,
-                                 check_probability, check_same_length, check_str, check_str_list, check_tensor, describe)
+                                 check_path, check_probability, check_same_length, check_str, check_str_list, check_tensor,
+                                 describe)
 
 NAME = "some_argument"  # a name that occurs in no message unless the check puts it there
 
@@ -142,6 +143,16 @@ def test_check_str_and_lists():
     assert check_str_list(NAME, ("a", "b")) == ["a", "b"] and check_str_list(NAME, iter(["c"])) == ["c"]
     with pytest.raises(TypeError, match=r"some_argument\[1\] must be a str"):
         check_str_list(NAME, ["a", 1])
+
+
+def test_check_path(tmp_path):
+    saved = tmp_path / "model.pt"
+    saved.write_bytes(b"")
+    assert check_path(NAME, str(saved), exists=True) == saved and check_path(NAME, tmp_path / "new.pt").name == "new.pt"
+    with pytest.raises(TypeError, match="some_argument must be a file path"):
+        check_path(NAME, "")
+    with pytest.raises(ValueError, match="some_argument must name an existing file"):
+        check_path(NAME, tmp_path / "new.pt", exists=True)
 
 
 def test_choice_callable_instance_mapping():
