@@ -68,14 +68,11 @@ def read_after_passages(model: object, ids: object, start: int, block: int, pass
                 windows.append(np.concatenate([prefix, stream[begin:hi]]))
                 targets.append(stream[lo + 1:hi + 1])
                 spans.append((lo, hi))
-            width = max(map(len, windows))                 # the first blocks are shorter: pad on the left
-            inputs = np.stack([np.concatenate([np.full(width - len(w), start), w]) for w in windows])
-            logits = model(torch.from_numpy(inputs))       # (b, W, V); a padded row's last outputs are its own
-            for row, (lo, hi) in enumerate(spans):
-                if len(windows[row]) < width:              # read a short window alone: no padding in its context
-                    row_logits = model(torch.from_numpy(windows[row][None]))[0]
-                else:
-                    row_logits = logits[row]
+            width = max(map(len, windows))                 # only the first blocks have shorter windows
+            full = [row for row, w in enumerate(windows) if len(w) == width]
+            logits = dict(zip(full, model(torch.from_numpy(np.stack([windows[row] for row in full])))))
+            for row, (lo, hi) in enumerate(spans):         # a shorter window is read alone, without padding
+                row_logits = logits[row] if row in logits else model(torch.from_numpy(windows[row][None]))[0]
                 nll = F.cross_entropy(row_logits[-(hi - lo):], torch.from_numpy(targets[row]), reduction="none")
                 losses[lo:hi] = nll.double().numpy()
     return losses
@@ -99,9 +96,11 @@ def longest_copied_span(sample: str, source: str) -> tuple[int, int]:
 
 def word_ngrams(words: object, n: int) -> set[tuple[str, ...]]:
     """The set of the word n-grams (tuples) of a list of ``words``."""
-    words = check_str_list("words", words)
-    n = check_count("n", n, low=1)
-    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+    return set(_ngrams(check_str_list("words", words), check_count("n", n, low=1)))
+
+
+def _ngrams(words: list[str], n: int) -> list[tuple[str, ...]]:
+    return [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
 
 
 def ngram_overlap(words: object, source_ngrams: object, n: int) -> float:
@@ -113,5 +112,4 @@ def ngram_overlap(words: object, source_ngrams: object, n: int) -> float:
     source_ngrams = check_instance("source_ngrams", source_ngrams, (set, frozenset))
     if len(words) < n:
         raise ValueError(f"words must hold at least n = {n} words to have an n-gram, got {len(words)}")
-    grams = [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
-    return float(np.mean([g in source_ngrams for g in grams]))
+    return float(np.mean([g in source_ngrams for g in _ngrams(words, n)]))
