@@ -46,9 +46,9 @@ from torch import nn
 
 from ..training import evaluating
 from ..validation import (check_array, check_bool, check_callable, check_count, check_instance, check_list,
-                          check_memory, describe)
+                          check_memory, check_path, describe)
 
-__all__ = ["Seq2Seq", "pad_batch", "seq2seq_loss", "translation_batches", "load_models"]
+__all__ = ["Seq2Seq", "pad_batch", "seq2seq_loss", "sequence_log_probs", "translation_batches", "load_models"]
 
 
 class Seq2Seq(nn.Module):
@@ -202,6 +202,28 @@ def seq2seq_loss(model, batch) -> torch.Tensor:
     return F.cross_entropy(logits.flatten(0, 1), target_out.flatten(), ignore_index=model.pad)
 
 
+def sequence_log_probs(model, sources, targets) -> np.ndarray:
+    """log P(y | x) = Σ_t log P(y⟨t⟩ | x, y⟨1⟩ … y⟨t−1⟩) of each target y given its source x,
+    its ``</s>`` included, teacher-forced in one batched pass (in evaluation mode, without
+    gradients): (n,) float64. ``sources`` and ``targets`` are lists of n id arrays; a target
+    may be empty (then the sum is log P(</s> | x))."""
+    model = check_instance("model", model, Seq2Seq)
+    sources = [check_array(f"sources[{i}]", s, kind="int", ndim=1, nonempty=True, low=0,
+                           high=model.source_vocab_size - 1)
+               for i, s in enumerate(check_list("sources", sources, object, nonempty=True))]
+    targets = [check_array(f"targets[{i}]", t, kind="int", ndim=1, low=0, high=model.vocab_size - 1)
+               for i, t in enumerate(check_list("targets", targets, object, nonempty=True))]
+    if len(targets) != len(sources):
+        raise ValueError(f"targets must hold one sentence per source ({len(sources)}), got {len(targets)}")
+    source, lengths = pad_batch(sources, model.pad)
+    target_in, _ = pad_batch([np.r_[model.bos, y] for y in targets], model.pad)
+    target_out, _ = pad_batch([np.r_[y, model.eos] for y in targets], model.pad)
+    with evaluating(model):
+        logits, _ = model(source, lengths, target_in)
+        per_word = torch.log_softmax(logits.double(), -1).gather(-1, target_out[..., None])[..., 0]
+        return ((target_out != model.pad) * per_word).sum(1).numpy()
+
+
 def translation_batches(sources, targets, batch_size: int, *, pad: int = 1, bos: int = 2, eos: int = 3,
                         seed: int = 0):
     """The ``batches(epoch)`` of :func:`mmir_lib.training.train` for a parallel corpus:
@@ -235,11 +257,7 @@ def load_models(path: str | os.PathLike, build: Callable[[str], Seq2Seq]) -> tup
     "settings": …}`` (``tools/train_seq2seq_snapshots.py``, ``tools/train_date_translators.py``):
     each rebuilt empty by ``build(name)``, its weights loaded, in evaluation mode.
     Returns ``({name: model}, log, settings)``."""
-    if not isinstance(path, (str, os.PathLike)) or not str(path):
-        raise TypeError(f"path must be a file path (str or pathlib.Path), got {describe(path)}")
-    if not os.path.isfile(path):
-        raise ValueError(f"path must be a file a training script saved; {str(path)!r} does not exist "
-                         f"(its script in tools/ writes it)")
+    path = check_path("path", path, exists=True)
     build = check_callable("build", build)
     saved = torch.load(path, weights_only=True)
     models = {}

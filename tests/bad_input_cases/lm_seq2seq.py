@@ -38,6 +38,8 @@ CASES = [
     Case(MODEL.start, dict(source=SOURCES), accepts={"source": {"ragged"}}),  # [[1], [1, 2]]: two sentences
     Case(seq2seq.pad_batch, dict(sequences=SOURCES, pad=1), accepts={"pad": {"zero"}, "sequences": {"ragged"}}),
     Case(seq2seq.seq2seq_loss, dict(model=MODEL, batch=BATCH)),
+    Case(seq2seq.sequence_log_probs, dict(model=MODEL, sources=SOURCES, targets=[np.array([4, 5]), np.array([6])]),
+         accepts={"sources": {"ragged"}, "targets": {"ragged"}}),
     Case(seq2seq.translation_batches, dict(sources=SOURCES, targets=[np.array([4, 5]), np.array([6])], batch_size=2,
                                            pad=1, bos=2, eos=3, seed=0),
          accepts={"pad": {"zero"}, "bos": {"zero"}, "eos": {"zero"}, "seed": {"zero"}, "sources": {"ragged"},

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from mmir_lib.lm.seq2seq import Seq2Seq, load_models, pad_batch, seq2seq_loss, translation_batches
+from mmir_lib.lm.seq2seq import Seq2Seq, load_models, pad_batch, seq2seq_loss, sequence_log_probs, translation_batches
 from mmir_lib.training import save_atomically, train
 
 
@@ -98,6 +98,25 @@ def test_the_committed_snapshots_score_what_their_log_says():
         exact[attention, seed] = script.greedy_exact(model, english, french, test_pairs)
         assert abs(exact[attention, seed] - log[name]["test_exact"]) <= 0.3   # another CPU may flip a near-tie
     assert max(v for (a, _), v in exact.items() if not a) < min(v for (a, _), v in exact.items() if a)
+
+
+def test_sequence_log_probs_equal_the_sum_of_the_decoders_steps():
+    model = model64()
+    rng = np.random.default_rng(3)
+    sources = [rng.integers(4, 10, n) for n in (3, 5, 2)]
+    targets = [rng.integers(4, 9, n) for n in (4, 0, 2)]            # an empty target: only P(</s> | x)
+    stepwise = []
+    for x, y in zip(sources, targets):
+        state, previous, total = model.start(x), model.bos, 0.0
+        for word in [*y, model.eos]:
+            log_probs, state = model.step(np.array([previous]), state)
+            total, previous = total + log_probs[0, word], word
+        stepwise.append(total)
+    got = sequence_log_probs(model, sources, targets)
+    assert got.shape == (3,) and got.dtype == np.float64
+    assert np.allclose(got, stepwise, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="targets must hold one sentence per source"):
+        sequence_log_probs(model, sources, targets[:2])
 
 
 def test_load_models_rebuilds_what_a_script_saved(tmp_path):
